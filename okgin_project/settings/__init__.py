@@ -1,0 +1,1 @@
+"""Split settings: ``base`` (shared), ``local``, ``test``, ``production``."""

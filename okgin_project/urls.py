@@ -1,0 +1,18 @@
+"""Root URLs: the API under /api/v1/, the OpenAPI schema and offline Swagger UI, the admin."""
+from django.contrib import admin
+from django.urls import include, path
+from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
+
+urlpatterns = [
+    path("admin/", admin.site.urls),
+    path("api/schema/", SpectacularAPIView.as_view(permission_classes=[]), name="schema"),
+    path(
+        "api/docs/",
+        SpectacularSwaggerView.as_view(url_name="schema", permission_classes=[]),
+        name="swagger-ui",
+    ),
+    path("api/v1/", include("okgin_project.api_urls")),
+]
+
+handler404 = "okgin_project.errors.json_404"
+handler500 = "okgin_project.errors.json_500"

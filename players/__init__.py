@@ -1,0 +1,1 @@
+"""Player profiles: humans (linked to Django users) and AI opponents."""
