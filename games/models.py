@@ -61,6 +61,7 @@ class Game(models.Model):
     variant = models.CharField(max_length=16)
     state = models.JSONField(null=True, blank=True, editable=False)  # secret snapshot
     version = models.PositiveIntegerField(default=0)
+    move_count = models.PositiveIntegerField(default=0)  # seq of the last Move
     first_dealer = models.PositiveSmallIntegerField(null=True, blank=True)
     dealer = models.PositiveSmallIntegerField(null=True, blank=True)
     round_number = models.PositiveIntegerField(default=0)

@@ -23,6 +23,7 @@ class Migration(migrations.Migration):
                 ('variant', models.CharField(max_length=16)),
                 ('state', models.JSONField(blank=True, editable=False, null=True)),
                 ('version', models.PositiveIntegerField(default=0)),
+                ('move_count', models.PositiveIntegerField(default=0)),
                 ('first_dealer', models.PositiveSmallIntegerField(blank=True, null=True)),
                 ('dealer', models.PositiveSmallIntegerField(blank=True, null=True)),
                 ('round_number', models.PositiveIntegerField(default=0)),

@@ -3,4 +3,4 @@ from .base import *  # noqa: F401,F403
 from .base import env
 
 DEBUG = env.bool("DEBUG", default=True)
-SECRET_KEY = env.str("SECRET_KEY", default="okgin-local-development-only-not-secret")
+SECRET_KEY = env.str("SECRET_KEY", default="okgin-local-development-only-not-secret-0123456789")

@@ -11,6 +11,6 @@ from .base import *  # noqa: E402,F401,F403
 from .base import env  # noqa: E402
 
 DEBUG = False
-SECRET_KEY = env.str("SECRET_KEY", default="okgin-tests-only-not-secret")
+SECRET_KEY = env.str("SECRET_KEY", default="okgin-tests-only-not-secret-0123456789abcdef")
 PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 CELERY_TASK_ALWAYS_EAGER = env.bool("CELERY_TASK_ALWAYS_EAGER", default=True)
