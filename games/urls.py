@@ -1,1 +1,18 @@
-urlpatterns = []
+from django.urls import path
+
+from . import views
+
+urlpatterns = [
+    path("games/", views.MyGamesListApi.as_view(), name="game-list"),
+    path("games/new/", views.GameCreateApi.as_view(), name="game-create"),
+    path("games/lobby/", views.LobbyListApi.as_view(), name="game-lobby"),
+    path("games/<int:game_id>/", views.GameDetailApi.as_view(), name="game-detail"),
+    path("games/<int:game_id>/actions/", views.ActionSubmitApi.as_view(), name="game-action"),
+    path("games/<int:game_id>/accept/", views.InvitationAcceptApi.as_view(), name="game-accept"),
+    path("games/<int:game_id>/decline/", views.InvitationDeclineApi.as_view(), name="game-decline"),
+    path("games/<int:game_id>/abort/", views.InvitationAbortApi.as_view(), name="game-abort"),
+    path("games/<int:game_id>/resign/", views.GameResignApi.as_view(), name="game-resign"),
+    path("games/<int:game_id>/rounds/", views.GameRoundsApi.as_view(), name="game-rounds"),
+    path("games/<int:game_id>/moves/", views.GameMovesApi.as_view(), name="game-moves"),
+    path("games/<int:game_id>/export/", views.GameExportApi.as_view(), name="game-export"),
+]
