@@ -38,3 +38,24 @@ def pytest_collection_modifyitems(config, items):
             f in getattr(item, "fixturenames", ()) for f in ("db", "transactional_db", "api", "client")
         ):
             item.add_marker(skip)
+
+
+@pytest.fixture
+def anon():
+    from rest_framework.test import APIClient
+
+    return APIClient()
+
+
+@pytest.fixture
+def alice(db, anon):
+    from tests.helpers import register
+
+    return register(anon, "alice", staff=True)
+
+
+@pytest.fixture
+def bob(db, anon):
+    from tests.helpers import register
+
+    return register(anon, "bob")

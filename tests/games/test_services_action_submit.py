@@ -1,0 +1,137 @@
+"""games.services.action_submit: versions, idempotency, illegal actions, the row lock."""
+import threading
+
+import pytest
+from django.db import connection
+
+from games import services
+from games.models import Game, IdempotencyRecord, Move
+from okgin_project.errors import StaleVersion
+from tests.games.factories import DECK, game_make
+from tests.helpers import act
+
+
+def _snapshot(game_id):
+    g = Game.objects.get(pk=game_id)
+    return (g.version, g.state, g.move_count, Move.objects.filter(game_id=game_id).count(),
+            IdempotencyRecord.objects.filter(game_id=game_id).count())
+
+
+@pytest.mark.django_db
+def test_stale_version_is_refused_and_writes_nothing():
+    game = game_make()
+    services.action_submit(game_id=game.pk, player=game.player0, expected_version=game.version,
+                           action={"type": "pass"})
+    before = _snapshot(game.pk)
+    with pytest.raises(StaleVersion):
+        services.action_submit(game_id=game.pk, player=game.player1, expected_version=game.version,
+                               action={"type": "pass"})
+    assert _snapshot(game.pk) == before
+
+
+@pytest.mark.django_db
+def test_stale_version_over_http_is_409_with_code(alice, bob):
+    r = alice.post("/api/v1/games/new/", {"kind": "invite", "opponent": "bob", "first_dealer": 1,
+                                          "decks": [DECK]}, format="json")
+    game_id = r.json()["id"]
+    v = bob.post(f"/api/v1/games/{game_id}/accept/").json()["version"]
+    assert act(alice, game_id, v, {"type": "pass"}).status_code == 200
+    before = _snapshot(game_id)
+    r = act(bob, game_id, v, {"type": "pass"})
+    assert r.status_code == 409
+    assert r.json()["error"]["code"] == "stale_version"
+    assert _snapshot(game_id) == before
+
+
+@pytest.mark.django_db
+def test_same_idempotency_key_twice_applies_one_move(alice, bob):
+    r = alice.post("/api/v1/games/new/", {"kind": "invite", "opponent": "bob", "first_dealer": 1,
+                                          "decks": [DECK]}, format="json")
+    game_id = r.json()["id"]
+    v = bob.post(f"/api/v1/games/{game_id}/accept/").json()["version"]
+    first = act(alice, game_id, v, {"type": "pass"}, key="k-1")
+    second = act(alice, game_id, v, {"type": "pass"}, key="k-1")
+    assert first.status_code == second.status_code == 200
+    assert second.json() == first.json()
+    assert second["Idempotent-Replayed"] == "true"
+    assert Move.objects.filter(game_id=game_id).count() == 1
+    assert Game.objects.get(pk=game_id).version == v + 1
+    # The same key for another request is refused and writes nothing.
+    before = _snapshot(game_id)
+    r = act(alice, game_id, v + 1, {"type": "draw_stock"}, key="k-1")
+    assert r.status_code == 422 and r.json()["error"]["code"] == "idempotency_key_reused"
+    assert _snapshot(game_id) == before
+
+
+# Round on factories.DECK, first dealer seat 1: seat 0 (AC..9C 5H) acts first, upcard 6D, stock 3H 4H...
+ILLEGAL = [
+    # (actions played first as (seat, action), then the offending (seat, action), code, rule, status)
+    ([], (1, {"type": "pass"}), "not_your_turn", "R6", 409),
+    ([], (0, {"type": "draw_stock"}), "wrong_phase", "R5.1", 409),
+    ([], (0, {"type": "fly"}), "validation_error", None, 400),
+    ([], (0, {"type": "discard"}), "malformed_action", None, 400),
+    ([], (0, {"type": "pass", "card": "AC"}), "malformed_action", None, 400),
+    ([(0, {"type": "pass"}), (1, {"type": "pass"})], (0, {"type": "draw_discard"}), "upcard_unavailable", "R5.4", 422),
+    ([(0, {"type": "take_upcard"})], (0, {"type": "discard", "card": "6D"}), "discard_taken_card", "R6.3", 422),
+    ([(0, {"type": "take_upcard"})], (0, {"type": "discard", "card": "KS"}), "card_not_in_hand", None, 422),
+    # After taking 6D: AC..9C 5H 6D; discarding 9C leaves run A-8 + 5H 6D = 11 > 6.
+    ([(0, {"type": "take_upcard"})], (0, {"type": "knock", "card": "9C"}), "knock_over_limit", "R7.2", 422),
+    ([(0, {"type": "take_upcard"})], (0, {"type": "knock", "card": "5H", "melds": [["AC", "2C", "4C"]]}),
+     "invalid_meld", "R2", 422),
+    ([(0, {"type": "take_upcard"})], (0, {"type": "discard", "card": "ZZ"}), "malformed_action", None, 400),
+]
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("before_actions,offending,code,rule,status", ILLEGAL)
+def test_each_illegal_action_returns_its_code_and_writes_nothing(before_actions, offending, code, rule, status):
+    from rest_framework.test import APIClient
+    from rest_framework_simplejwt.tokens import AccessToken
+
+    game = game_make()
+    clients = []
+    for p in (game.player0, game.player1):
+        c = APIClient()
+        c.credentials(HTTP_AUTHORIZATION=f"Bearer {AccessToken.for_user(p.user)}")
+        clients.append(c)
+    for seat, action in before_actions:
+        v = Game.objects.get(pk=game.pk).version
+        assert act(clients[seat], game.pk, v, action).status_code == 200
+    before = _snapshot(game.pk)
+    seat, action = offending
+    r = act(clients[seat], game.pk, before[0], action)
+    assert r.status_code == status, r.content
+    error = r.json()["error"]
+    assert error["code"] == code
+    if rule:
+        assert error["rule"].startswith(rule)
+    assert _snapshot(game.pk) == before
+
+
+@pytest.mark.django_db(transaction=True)
+def test_two_threads_racing_on_one_game_apply_exactly_one_move():
+    assert connection.vendor == "postgresql"
+    game = game_make()
+    barrier = threading.Barrier(2)
+    outcomes = []
+
+    def submit(action):
+        try:
+            barrier.wait(timeout=10)
+            services.action_submit(game_id=game.pk, player=game.player0, expected_version=game.version,
+                                   action=action)
+            outcomes.append("ok")
+        except StaleVersion:
+            outcomes.append("stale")
+        finally:
+            connection.close()
+
+    threads = [threading.Thread(target=submit, args=(a,)) for a in ({"type": "pass"}, {"type": "take_upcard"})]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=30)
+    assert sorted(outcomes) == ["ok", "stale"]
+    assert Move.objects.filter(game_id=game.pk).count() == 1
+    g = Game.objects.get(pk=game.pk)
+    assert g.version == game.version + 1 and g.move_count == 1
