@@ -26,7 +26,21 @@ def _postgres_reachable() -> tuple[bool, str]:
         return False, str(exc)
 
 
+def _redis_reachable() -> tuple[bool, str]:
+    import redis
+
+    try:
+        redis.Redis.from_url(settings.REDIS_URL, socket_connect_timeout=3).ping()
+        return True, ""
+    except redis.RedisError as exc:
+        return False, str(exc)
+
+
 def pytest_collection_modifyitems(config, items):
+    if os.environ.get("OKGIN_REQUIRE_SERVICES") == "1":
+        redis_ok, redis_reason = _redis_reachable()
+        if not redis_ok:
+            raise pytest.UsageError(f"Redis is required (OKGIN_REQUIRE_SERVICES=1) but unreachable: {redis_reason}")
     ok, reason = _postgres_reachable()
     if ok:
         return
