@@ -1,0 +1,77 @@
+"""Typed errors of the rules engine.
+
+Every error is a ``ValueError`` carrying a stable machine-readable ``code`` and, when a rule of
+``RULES.md`` is broken, the rule number (``rule``, e.g. ``"R7.2"``). Parsing errors
+(:class:`CardParseError`, :class:`MalformedAction`, :class:`RuleSetError`) are kept apart from
+legality errors (:class:`NotYourTurn`, :class:`IllegalAction` and its subclasses), as in
+python-chess.
+"""
+
+from __future__ import annotations
+
+
+class EngineError(ValueError):
+    """Base class: ``code`` (stable, snake_case), ``rule`` (``"R7.2"`` or None), ``message``."""
+
+    code: str = "engine_error"
+    rule: str | None = None
+
+    def __init__(self, message: str, *, code: str | None = None, rule: str | None = None):
+        super().__init__(message)
+        self.message = message
+        if code is not None:
+            self.code = code
+        if rule is not None:
+            self.rule = rule
+
+    def to_dict(self) -> dict:
+        """JSON form: ``{"code": str, "message": str, "rule": str | None}``."""
+        return {"code": self.code, "message": self.message, "rule": self.rule}
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self.message!r}, code={self.code!r}, rule={self.rule!r})"
+
+
+class CardParseError(EngineError):
+    """A card code such as ``"11X"`` could not be parsed (R1.2)."""
+
+    code = "bad_card"
+    rule = "R1.2"
+
+
+class RuleSetError(EngineError):
+    """A rule set (variant or option) is malformed."""
+
+    code = "bad_rules"
+
+
+class MalformedAction(EngineError):
+    """An action is not of a known shape (unknown type, missing or extra fields, bad card)."""
+
+    code = "malformed_action"
+
+
+class NotYourTurn(EngineError):
+    """The seat that sent the action is not the seat to act (R5, R6)."""
+
+    code = "not_your_turn"
+
+
+class IllegalAction(EngineError):
+    """A well-formed action that the rules forbid in this state; ``code`` names the case."""
+
+    code = "illegal_action"
+
+
+class KnockOverLimit(IllegalAction):
+    """A knock whose deadwood exceeds the round's knock limit (R7.2, R4.4)."""
+
+    code = "knock_over_limit"
+    rule = "R7.2"
+
+
+class InvalidMeld(IllegalAction):
+    """A meld attached to a knock is not a valid set or run, or melds overlap (R2)."""
+
+    code = "invalid_meld"
+    rule = "R2"

@@ -1,0 +1,80 @@
+"""The rule set of a match: the variant and every option (RULES.md "Variants")."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, fields
+
+from .cards import Card
+from .errors import RuleSetError
+
+VARIANTS = ("oklahoma", "classic")
+
+
+@dataclass(frozen=True, slots=True)
+class RuleSet:
+    """The variant and options a match is played under; stored with each game so it replays.
+
+    - ``variant``: ``"oklahoma"`` (knock limit from the first upcard, R4.4) or ``"classic"``.
+    - ``knock_limit``: ``"upcard"`` (Oklahoma) or a fixed number of points 0..10; ``None`` at
+      construction means the variant's default (``"upcard"`` / 10).
+    - ``gin_bonus`` (points, R9.4, default 25), ``undercut_bonus`` (R9.3, 10),
+      ``target_score`` (R10.1, 100).
+    - ``forbid_discarding_drawn_upcard`` (R6.3, default true).
+    - House rules, off by default: ``spade_doubles`` (Oklahoma: a spade first upcard doubles the
+      round's points) and ``ace_requires_gin`` (Oklahoma: an ace first upcard makes the knock limit 0).
+    """
+
+    variant: str = "oklahoma"
+    knock_limit: str | int | None = None
+    gin_bonus: int = 25
+    undercut_bonus: int = 10
+    target_score: int = 100
+    forbid_discarding_drawn_upcard: bool = True
+    spade_doubles: bool = False
+    ace_requires_gin: bool = False
+
+    def __post_init__(self):
+        if self.variant not in VARIANTS:
+            raise RuleSetError(f"unknown variant {self.variant!r}; expected one of {', '.join(VARIANTS)}")
+        if self.knock_limit is None:
+            object.__setattr__(self, "knock_limit", "upcard" if self.variant == "oklahoma" else 10)
+        kl = self.knock_limit
+        if kl != "upcard" and not (isinstance(kl, int) and not isinstance(kl, bool) and 0 <= kl <= 10):
+            raise RuleSetError(f"knock_limit must be 'upcard' or a number 0..10, got {kl!r}")
+        if self.variant == "classic" and kl == "upcard":
+            raise RuleSetError("the classic variant has a fixed knock limit (R4.4)")
+        for name, lo, hi in (("gin_bonus", 0, 1000), ("undercut_bonus", 0, 1000), ("target_score", 1, 10000)):
+            v = getattr(self, name)
+            if not isinstance(v, int) or isinstance(v, bool) or not lo <= v <= hi:
+                raise RuleSetError(f"{name} must be a whole number from {lo} to {hi}, got {v!r}")
+        for name in ("forbid_discarding_drawn_upcard", "spade_doubles", "ace_requires_gin"):
+            if not isinstance(getattr(self, name), bool):
+                raise RuleSetError(f"{name} must be true or false")
+        if self.variant != "oklahoma" and (self.spade_doubles or self.ace_requires_gin):
+            raise RuleSetError("spade_doubles and ace_requires_gin are Oklahoma options")
+
+    def knock_limit_for(self, upcard: Card) -> int:
+        """The round's knock limit in points given its first upcard (R4.4)."""
+        if self.knock_limit == "upcard":
+            if self.ace_requires_gin and upcard.rank == 1:
+                return 0
+            return upcard.value
+        return int(self.knock_limit)
+
+    def multiplier_for(self, upcard: Card) -> int:
+        """The round's points multiplier: 2 for a spade first upcard under ``spade_doubles``."""
+        return 2 if self.spade_doubles and upcard.suit == "S" else 1
+
+    def to_dict(self) -> dict:
+        """JSON form: every field by name."""
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: dict | None) -> "RuleSet":
+        """Build from JSON; unknown keys or bad values raise :class:`RuleSetError` (``bad_rules``)."""
+        data = dict(data or {})
+        names = {f.name for f in fields(cls)}
+        unknown = sorted(set(data) - names)
+        if unknown:
+            raise RuleSetError(f"unknown rule option(s): {', '.join(unknown)}")
+        return cls(**data)

@@ -1,0 +1,512 @@
+"""The round and the match as an immutable state machine (R3-R10).
+
+``apply(state, seat, action)`` returns ``(new_state, events)`` and never mutates ``state``.
+The deal is an explicit chance step, ``deal(state, deck)``, from a stored deck order, so tests and
+replays choose the cards. Phases: ``"deal"`` (waiting for a deck), ``"upcard"`` (first turn, R5),
+``"draw"`` and ``"discard"`` (R6, R7), ``"match_over"`` (R10).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from typing import Iterable, Sequence
+
+from .actions import (Action, Discard, DrawDiscard, DrawStock, Knock, PassUpcard, TakeUpcard,
+                      action_from_dict)
+from .cards import Card, card_codes, cards_mask, parse_cards, sort_cards, validate_deck
+from .errors import IllegalAction, InvalidMeld, KnockOverLimit, MalformedAction, NotYourTurn
+from .melds import (best_arrangement, best_defence, mask_best_knock, mask_knock_deadwoods,
+                    mask_value, validate_meld)
+from .rules import RuleSet
+
+PHASES = ("deal", "upcard", "draw", "discard", "match_over")
+OUTCOMES = ("knock", "gin", "undercut", "wall")
+
+
+@dataclass(frozen=True, slots=True)
+class Event:
+    """Something that happened: ``type``, the acting ``seat`` (or None), ``data`` (JSON-ready dict).
+
+    Types: ``round_dealt``, ``upcard_taken``, ``upcard_passed``, ``drew_stock`` (``data["card"]``
+    is secret to the drawer), ``drew_discard``, ``discarded``, ``knocked``, ``round_ended``
+    (``data["result"]``), ``match_ended``.
+    """
+
+    type: str
+    seat: int | None
+    data: dict = field(default_factory=dict)
+
+    def to_dict(self) -> dict:
+        """``{"type": str, "seat": int | None, **data}``."""
+        return {"type": self.type, "seat": self.seat, **self.data}
+
+    @classmethod
+    def from_dict(cls, d: dict) -> "Event":
+        d = dict(d)
+        return cls(d.pop("type"), d.pop("seat"), d)
+
+
+def redact_event(event: dict, viewer: int | None) -> dict:
+    """An event's JSON form as ``viewer`` (a seat, or None for the public) may see it.
+
+    The only secret an event carries is the card of a stock draw (R6.1), shown to the drawer only.
+    """
+    if event.get("type") == "drew_stock" and event.get("seat") != viewer and "card" in event:
+        event = {k: v for k, v in event.items() if k != "card"}
+    return event
+
+
+@dataclass(frozen=True, slots=True)
+class RoundResult:
+    """A finished round (R7-R9), revealed in full.
+
+    ``outcome``: ``"knock"``, ``"gin"``, ``"undercut"`` or ``"wall"`` (R8); ``knocker`` and
+    ``winner``: seats (None for the wall); ``points``: what the winner scored (after any
+    multiplier); ``hands``: each seat's ten cards at the end; ``knocker_melds``,
+    ``knocker_deadwood``; ``defender_melds``, ``defender_deadwood`` (after lay-offs);
+    ``lay_offs``: ``(card, knocker_meld_index)``; ``deadwood``: each seat's count in points
+    (the defender's after laying off); ``scores_after``: cumulative scores; ``multiplier``.
+    """
+
+    number: int
+    dealer: int
+    outcome: str
+    knocker: int | None
+    winner: int | None
+    points: int
+    hands: tuple[tuple[Card, ...], tuple[Card, ...]]
+    discard: Card | None
+    knocker_melds: tuple[tuple[Card, ...], ...]
+    knocker_deadwood: tuple[Card, ...]
+    defender_melds: tuple[tuple[Card, ...], ...]
+    defender_deadwood: tuple[Card, ...]
+    lay_offs: tuple[tuple[Card, int], ...]
+    deadwood: tuple[int, int]
+    knock_limit: int
+    multiplier: int
+    scores_after: tuple[int, int]
+
+    def to_dict(self) -> dict:
+        return {
+            "number": self.number,
+            "dealer": self.dealer,
+            "outcome": self.outcome,
+            "knocker": self.knocker,
+            "winner": self.winner,
+            "points": self.points,
+            "hands": [card_codes(h) for h in self.hands],
+            "discard": self.discard.code if self.discard else None,
+            "knocker_melds": [card_codes(m) for m in self.knocker_melds],
+            "knocker_deadwood": card_codes(self.knocker_deadwood),
+            "defender_melds": [card_codes(m) for m in self.defender_melds],
+            "defender_deadwood": card_codes(self.defender_deadwood),
+            "lay_offs": [{"card": c.code, "meld_index": k} for c, k in self.lay_offs],
+            "deadwood": list(self.deadwood),
+            "knock_limit": self.knock_limit,
+            "multiplier": self.multiplier,
+            "scores_after": list(self.scores_after),
+        }
+
+    @classmethod
+    def from_dict(cls, d: dict) -> "RoundResult":
+        return cls(
+            number=d["number"], dealer=d["dealer"], outcome=d["outcome"], knocker=d["knocker"],
+            winner=d["winner"], points=d["points"],
+            hands=tuple(parse_cards(h) for h in d["hands"]),
+            discard=Card.parse(d["discard"]) if d["discard"] else None,
+            knocker_melds=tuple(parse_cards(m) for m in d["knocker_melds"]),
+            knocker_deadwood=parse_cards(d["knocker_deadwood"]),
+            defender_melds=tuple(parse_cards(m) for m in d["defender_melds"]),
+            defender_deadwood=parse_cards(d["defender_deadwood"]),
+            lay_offs=tuple((Card.parse(x["card"]), x["meld_index"]) for x in d["lay_offs"]),
+            deadwood=tuple(d["deadwood"]), knock_limit=d["knock_limit"],
+            multiplier=d["multiplier"], scores_after=tuple(d["scores_after"]),
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class RoundState:
+    """A round in play (secret: holds both hands and the stock order).
+
+    ``stock[0]`` is the top of the stock; ``discard_pile[-1]`` is the top of the discard pile.
+    ``taken_from_discard``: the card the player to act took from the discard pile this turn
+    (R6.3). ``known``: per seat, the cards it took from the discard pile and still holds (public).
+    ``history``: this round's events, unredacted.
+    """
+
+    number: int
+    dealer: int
+    deck: tuple[Card, ...]
+    hands: tuple[tuple[Card, ...], tuple[Card, ...]]
+    stock: tuple[Card, ...]
+    discard_pile: tuple[Card, ...]
+    first_upcard: Card
+    knock_limit: int
+    phase: str
+    to_act: int
+    upcard_passes: int = 0
+    taken_from_discard: Card | None = None
+    known: tuple[frozenset, frozenset] = (frozenset(), frozenset())
+    history: tuple[Event, ...] = ()
+
+    @property
+    def upcard_refused(self) -> bool:
+        """True from the second pass until the non-dealer's first stock draw (R5.4)."""
+        return self.upcard_passes == 2 and len(self.stock) == 31
+
+    def to_dict(self) -> dict:
+        return {
+            "number": self.number,
+            "dealer": self.dealer,
+            "deck": card_codes(self.deck),
+            "hands": [card_codes(h) for h in self.hands],
+            "stock": card_codes(self.stock),
+            "discard_pile": card_codes(self.discard_pile),
+            "first_upcard": self.first_upcard.code,
+            "knock_limit": self.knock_limit,
+            "phase": self.phase,
+            "to_act": self.to_act,
+            "upcard_passes": self.upcard_passes,
+            "taken_from_discard": self.taken_from_discard.code if self.taken_from_discard else None,
+            "known": [card_codes(sort_cards(k)) for k in self.known],
+            "history": [e.to_dict() for e in self.history],
+        }
+
+    @classmethod
+    def from_dict(cls, d: dict) -> "RoundState":
+        return cls(
+            number=d["number"], dealer=d["dealer"], deck=parse_cards(d["deck"]),
+            hands=tuple(parse_cards(h) for h in d["hands"]), stock=parse_cards(d["stock"]),
+            discard_pile=parse_cards(d["discard_pile"]), first_upcard=Card.parse(d["first_upcard"]),
+            knock_limit=d["knock_limit"], phase=d["phase"], to_act=d["to_act"],
+            upcard_passes=d["upcard_passes"],
+            taken_from_discard=Card.parse(d["taken_from_discard"]) if d["taken_from_discard"] else None,
+            known=tuple(frozenset(parse_cards(k)) for k in d["known"]),
+            history=tuple(Event.from_dict(e) for e in d["history"]),
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class MatchState:
+    """A whole match (R10): rules, cumulative ``scores`` (points), ``dealer`` of the current or
+    next round, ``round_number`` (rounds dealt), the ``round`` in play (None between rounds),
+    finished ``results`` and the ``winner`` seat once the match is over. Full state: secret."""
+
+    rules: RuleSet
+    scores: tuple[int, int]
+    dealer: int
+    round_number: int = 0
+    round: RoundState | None = None
+    results: tuple[RoundResult, ...] = ()
+    winner: int | None = None
+
+    @property
+    def phase(self) -> str:
+        """``"deal"``, ``"upcard"``, ``"draw"``, ``"discard"`` or ``"match_over"``."""
+        if self.winner is not None:
+            return "match_over"
+        if self.round is None:
+            return "deal"
+        return self.round.phase
+
+    @property
+    def to_act(self) -> int | None:
+        """The only seat that may act now, or None (between rounds, match over)."""
+        if self.winner is not None or self.round is None:
+            return None
+        return self.round.to_act
+
+    def to_dict(self) -> dict:
+        """The full state (secret) as JSON; ``MatchState.from_dict`` restores it exactly."""
+        return {
+            "rules": self.rules.to_dict(),
+            "scores": list(self.scores),
+            "dealer": self.dealer,
+            "round_number": self.round_number,
+            "round": self.round.to_dict() if self.round else None,
+            "results": [r.to_dict() for r in self.results],
+            "winner": self.winner,
+        }
+
+    @classmethod
+    def from_dict(cls, d: dict) -> "MatchState":
+        return cls(
+            rules=RuleSet.from_dict(d["rules"]), scores=tuple(d["scores"]), dealer=d["dealer"],
+            round_number=d["round_number"],
+            round=RoundState.from_dict(d["round"]) if d["round"] else None,
+            results=tuple(RoundResult.from_dict(r) for r in d["results"]), winner=d["winner"],
+        )
+
+
+# ---------------------------------------------------------------------------------------------
+
+
+def new_match(rules: RuleSet | None = None, first_dealer: int = 0) -> MatchState:
+    """A match waiting for its first deal. ``first_dealer`` is chosen at random by the caller (R3.1)."""
+    if first_dealer not in (0, 1):
+        raise ValueError("first_dealer must be 0 or 1")
+    return MatchState(rules=rules or RuleSet(), scores=(0, 0), dealer=first_dealer)
+
+
+def deal(state: MatchState, deck: Sequence[Card | str]) -> tuple[MatchState, list[Event]]:
+    """Deal the next round from an explicit 52-card order (R4).
+
+    ``deck[0:10]`` go to the non-dealer, ``deck[10:20]`` to the dealer, ``deck[20]`` is the upcard
+    (R4.2), ``deck[21:]`` the stock with ``deck[21]`` on top (R4.3). The knock limit comes from the
+    upcard (R4.4). Raises :class:`IllegalAction` (``wrong_phase``) unless the phase is ``"deal"``,
+    and ``CardParseError`` (``bad_deck``) for a deck that is not the 52 cards.
+    """
+    if state.phase != "deal":
+        raise IllegalAction(f"cannot deal in phase {state.phase!r}", code="wrong_phase", rule="R4")
+    deck = validate_deck(deck)
+    dealer = state.dealer
+    non_dealer = 1 - dealer
+    hands = [(), ()]
+    hands[non_dealer] = sort_cards(deck[0:10])
+    hands[dealer] = sort_cards(deck[10:20])
+    upcard = deck[20]
+    number = state.round_number + 1
+    ev = Event("round_dealt", None, {"round": number, "dealer": dealer, "upcard": upcard.code,
+                                     "knock_limit": state.rules.knock_limit_for(upcard)})
+    rnd = RoundState(
+        number=number, dealer=dealer, deck=deck, hands=(hands[0], hands[1]), stock=deck[21:],
+        discard_pile=(upcard,), first_upcard=upcard, knock_limit=state.rules.knock_limit_for(upcard),
+        phase="upcard", to_act=non_dealer, history=(ev,),
+    )
+    return replace(state, round=rnd, round_number=number), [ev]
+
+
+def legal_actions(state: MatchState, seat: int | None = None) -> list[Action]:
+    """The legal actions of the seat to act (or of ``seat``: empty when it is not its turn).
+
+    Knocks are listed without melds, one per allowed discard (R7.1, R7.2, R6.3).
+    """
+    r = state.round
+    if r is None or state.winner is not None or (seat is not None and seat != r.to_act):
+        return []
+    if r.phase == "upcard":
+        return [TakeUpcard(), PassUpcard()]
+    if r.phase == "draw":
+        if r.upcard_refused:
+            return [DrawStock()]
+        return [DrawStock(), DrawDiscard()]
+    hand = r.hands[r.to_act]
+    forbidden = r.taken_from_discard if state.rules.forbid_discarding_drawn_upcard else None
+    acts: list[Action] = [Discard(c) for c in hand if c is not forbidden]
+    hmask = cards_mask(hand)
+    fmask = forbidden.bit if forbidden else 0
+    best, _ = mask_best_knock(hmask, fmask)
+    if best <= r.knock_limit:
+        for idx, dw in sorted(mask_knock_deadwoods(hmask, fmask).items()):
+            if dw <= r.knock_limit:
+                acts.append(Knock(Card.from_index(idx)))
+    return acts
+
+
+def _check_turn(r: RoundState, seat: int) -> None:
+    if seat != r.to_act:
+        raise NotYourTurn(f"it is seat {r.to_act}'s turn, not seat {seat}'s", rule="R6")
+
+
+def apply(state: MatchState, seat: int, action: Action | dict) -> tuple[MatchState, list[Event]]:
+    """Apply ``seat``'s ``action``; return ``(new_state, events)``. ``state`` is not changed.
+
+    ``action`` may be an action value or its JSON dict. Raises :class:`MalformedAction`,
+    :class:`NotYourTurn`, or :class:`IllegalAction` (codes ``wrong_phase``, ``card_not_in_hand``,
+    ``upcard_unavailable`` R5.4, ``discard_taken_card`` R6.3, ``knock_over_limit`` R7.2,
+    ``invalid_meld`` R2, ``illegal_action``), each naming the rule broken.
+    """
+    if isinstance(action, dict):
+        action = action_from_dict(action)
+    if seat not in (0, 1):
+        raise MalformedAction(f"seat must be 0 or 1, got {seat!r}")
+    r = state.round
+    if state.winner is not None:
+        raise IllegalAction("the match is over", code="match_over", rule="R10.1")
+    if r is None:
+        raise IllegalAction("no round is in play: the next round has not been dealt", code="wrong_phase", rule="R4")
+    _check_turn(r, seat)
+    t = type(action)
+    if r.phase == "upcard":
+        if t is TakeUpcard:
+            return _take_upcard(state, r, seat)
+        if t is PassUpcard:
+            return _pass_upcard(state, r, seat)
+        raise IllegalAction(f"on the first turn the upcard is taken or passed (R5), not {action.type}",
+                            code="wrong_phase", rule="R5.1")
+    if r.phase == "draw":
+        if t is DrawStock:
+            return _draw_stock(state, r, seat)
+        if t is DrawDiscard:
+            if r.upcard_refused:
+                raise IllegalAction("both players passed the upcard: the non-dealer must draw from the stock",
+                                    code="upcard_unavailable", rule="R5.4")
+            return _draw_discard(state, r, seat)
+        raise IllegalAction(f"draw first: draw_stock or draw_discard, not {action.type}",
+                            code="wrong_phase", rule="R6.1")
+    if r.phase == "discard":
+        if t is Discard:
+            return _discard(state, r, seat, action.card)
+        if t is Knock:
+            return _knock(state, r, seat, action)
+        raise IllegalAction(f"you have drawn: discard or knock, not {action.type}",
+                            code="wrong_phase", rule="R6.2")
+    raise IllegalAction(f"no action in phase {r.phase!r}", code="wrong_phase")  # pragma: no cover
+
+
+def _with_hand(hands, seat, hand):
+    return (hand, hands[1]) if seat == 0 else (hands[0], hand)
+
+
+def _take_upcard(state, r, seat):
+    card = r.discard_pile[-1]
+    ev = Event("upcard_taken", seat, {"card": card.code})
+    known = _with_hand(r.known, seat, r.known[seat] | {card})
+    nr = replace(r, hands=_with_hand(r.hands, seat, sort_cards(r.hands[seat] + (card,))),
+                 discard_pile=r.discard_pile[:-1], phase="discard", taken_from_discard=card,
+                 known=known, history=r.history + (ev,))
+    return replace(state, round=nr), [ev]
+
+
+def _pass_upcard(state, r, seat):
+    ev = Event("upcard_passed", seat, {})
+    passes = r.upcard_passes + 1
+    if passes == 1:
+        nr = replace(r, upcard_passes=1, to_act=r.dealer, history=r.history + (ev,))
+    else:
+        nr = replace(r, upcard_passes=2, to_act=1 - r.dealer, phase="draw", history=r.history + (ev,))
+    return replace(state, round=nr), [ev]
+
+
+def _draw_stock(state, r, seat):
+    card = r.stock[0]
+    ev = Event("drew_stock", seat, {"card": card.code})
+    nr = replace(r, hands=_with_hand(r.hands, seat, sort_cards(r.hands[seat] + (card,))),
+                 stock=r.stock[1:], phase="discard", taken_from_discard=None, history=r.history + (ev,))
+    return replace(state, round=nr), [ev]
+
+
+def _draw_discard(state, r, seat):
+    card = r.discard_pile[-1]
+    ev = Event("drew_discard", seat, {"card": card.code})
+    known = _with_hand(r.known, seat, r.known[seat] | {card})
+    nr = replace(r, hands=_with_hand(r.hands, seat, sort_cards(r.hands[seat] + (card,))),
+                 discard_pile=r.discard_pile[:-1], phase="discard", taken_from_discard=card,
+                 known=known, history=r.history + (ev,))
+    return replace(state, round=nr), [ev]
+
+
+def _check_discard(state, r, seat, card: Card, what: str) -> tuple[Card, ...]:
+    hand = r.hands[seat]
+    if card not in hand:
+        raise IllegalAction(f"{card.code} is not in your hand", code="card_not_in_hand", rule="R6.2")
+    if state.rules.forbid_discarding_drawn_upcard and card is r.taken_from_discard:
+        raise IllegalAction(f"{card.code} was just taken from the discard pile and may not be "
+                            f"{what} this turn", code="discard_taken_card", rule="R6.3")
+    return tuple(c for c in hand if c is not card)
+
+
+def _discard(state, r, seat, card):
+    rest = _check_discard(state, r, seat, card, "discarded")
+    ev = Event("discarded", seat, {"card": card.code})
+    known = _with_hand(r.known, seat, r.known[seat] - {card})
+    nr = replace(r, hands=_with_hand(r.hands, seat, rest), discard_pile=r.discard_pile + (card,),
+                 phase="draw", to_act=1 - seat, taken_from_discard=None, known=known,
+                 history=r.history + (ev,))
+    if len(nr.stock) <= 2:  # R8.1: the wall
+        return _end_round_wall(state, nr, [ev])
+    return replace(state, round=nr), [ev]
+
+
+def _end_round_wall(state, r, events):
+    result = RoundResult(
+        number=r.number, dealer=r.dealer, outcome="wall", knocker=None, winner=None, points=0,
+        hands=r.hands, discard=None, knocker_melds=(), knocker_deadwood=(),
+        defender_melds=(), defender_deadwood=(), lay_offs=(),
+        deadwood=(best_arrangement(r.hands[0]).deadwood_count, best_arrangement(r.hands[1]).deadwood_count),
+        knock_limit=r.knock_limit, multiplier=1, scores_after=state.scores,
+    )
+    ev = Event("round_ended", None, {"result": result.to_dict()})
+    # R3.3: the same dealer deals again
+    return replace(state, round=None, results=state.results + (result,)), events + [ev]
+
+
+def _validate_knock_melds(melds, hand_after: tuple[Card, ...]):
+    seen: set[Card] = set()
+    hand_set = set(hand_after)
+    for m in melds:
+        validate_meld(m)
+        for c in m:
+            if c not in hand_set:
+                raise InvalidMeld(f"meld card {c.code} is not among the ten cards you keep", rule="R7.4")
+            if c in seen:
+                raise InvalidMeld(f"{c.code} is in two melds", rule="R2.3")
+            seen.add(c)
+    return tuple(c for c in hand_after if c not in seen)
+
+
+def _knock(state, r, seat, action: Knock):
+    rest = _check_discard(state, r, seat, action.card, "discarded on a knock")
+    if action.melds is None:
+        arr = best_arrangement(rest)
+        k_melds, k_dead, k_count = arr.melds, arr.deadwood, arr.deadwood_count
+    else:
+        k_dead = _validate_knock_melds(action.melds, rest)
+        k_melds = tuple(tuple(m) for m in action.melds)
+        k_count = mask_value(cards_mask(k_dead))
+    if k_count > r.knock_limit:
+        best = best_arrangement(rest).deadwood_count
+        hint = "" if best > r.knock_limit else f" (your best arrangement has {best})"
+        raise KnockOverLimit(f"knocking needs at most {r.knock_limit} deadwood points; these melds leave "
+                             f"{k_count}{hint}")
+    knocker, defender = seat, 1 - seat
+    gin = k_count == 0
+    defence = best_defence(k_melds, r.hands[defender], allow_lay_offs=not gin)  # R7.6, R9.4
+    d_count = defence.deadwood_count
+    rules = state.rules
+    mult = rules.multiplier_for(r.first_upcard)
+    if gin:  # R9.4
+        outcome, winner, points = "gin", knocker, d_count + rules.gin_bonus
+    elif k_count < d_count:  # R9.2
+        outcome, winner, points = "knock", knocker, d_count - k_count
+    else:  # R9.3
+        outcome, winner, points = "undercut", defender, k_count - d_count + rules.undercut_bonus
+    points *= mult
+    scores = list(state.scores)
+    scores[winner] += points
+    scores = (scores[0], scores[1])
+    deadwood = [0, 0]
+    deadwood[knocker], deadwood[defender] = k_count, d_count
+    hands = _with_hand(r.hands, seat, rest)
+    result = RoundResult(
+        number=r.number, dealer=r.dealer, outcome=outcome, knocker=knocker, winner=winner,
+        points=points, hands=hands, discard=action.card, knocker_melds=k_melds,
+        knocker_deadwood=k_dead, defender_melds=defence.melds, defender_deadwood=defence.deadwood,
+        lay_offs=defence.lay_offs, deadwood=(deadwood[0], deadwood[1]), knock_limit=r.knock_limit,
+        multiplier=mult, scores_after=scores,
+    )
+    events = [Event("knocked", seat, {"card": action.card.code, "gin": gin, "deadwood": k_count}),
+              Event("round_ended", None, {"result": result.to_dict()})]
+    new = replace(state, round=None, scores=scores, dealer=winner, results=state.results + (result,))  # R3.2
+    if scores[winner] >= rules.target_score:  # R10.1
+        new = replace(new, winner=winner)
+        events.append(Event("match_ended", None, {"winner": winner, "scores": list(scores)}))
+    return new, events
+
+
+def replay(rules: RuleSet, first_dealer: int, decks: Iterable[Sequence[Card | str]],
+           moves: Iterable[tuple[int, Action | dict]]) -> MatchState:
+    """Rebuild a match from its rules, first dealer, the deck order of each round and the moves
+    (``(seat, action)`` pairs, in order). Each time a round is needed the next deck is dealt;
+    a deck left over after the last move is dealt too, as the server deals at once."""
+    decks = iter(decks)
+    state = new_match(rules, first_dealer)
+    for seat, action in moves:
+        if state.phase == "deal":
+            state, _ = deal(state, next(decks))
+        state, _ = apply(state, seat, action)
+    if state.phase == "deal":
+        nxt = next(decks, None)
+        if nxt is not None:
+            state, _ = deal(state, nxt)
+    return state
