@@ -1,0 +1,266 @@
+"""The ``strong`` level: card tracking, opponent-hand estimation, discard safety, expected-value
+knocking and a determinized Monte Carlo search bounded by a time budget per move.
+
+How a decision is made (only the :class:`PlayerView` is read):
+
+1. :func:`~.knowledge.read_knowledge` tracks the dead cards (the discard pile), the opponent's
+   known cards (taken from the discard pile, R6.1) and weights every unseen card by how likely the
+   opponent holds it, from what it threw, declined and took.
+2. Candidate actions: take or pass the upcard (R5); draw from the stock or the discard pile (R6.1);
+   the best knock (R7.2) and a few discards ranked by deadwood left plus a safety penalty for cards
+   that would feed the opponent's known melds. Obvious moves (one legal action, gin, a useless
+   discard-pile top) are played without search.
+3. Determinized Monte Carlo: repeatedly sample the opponent's hidden hand (weighted) and the stock
+   order consistent with the view, and score every candidate on that same sample (common random
+   numbers): a knock is scored exactly against the sampled hand (lay-offs and undercut risk
+   included, R7.6, R9.3); other actions are followed by a heuristic playout of the rest of the
+   round (:mod:`.playout`), so waiting for gin or a lower count, and the approaching wall (R8),
+   are weighed by expected points.
+4. The search stops when the time budget (seconds, read from the injectable ``clock``) is spent,
+   when ``max_iterations`` playouts were run, or (``early_stop``) when one candidate leads the
+   others by a clear statistical margin. The candidate with the best mean points is played.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+import time
+from dataclasses import dataclass, field
+from typing import Callable
+
+from ..actions import Action, Discard, DrawDiscard, DrawStock, Knock, PassUpcard, TakeUpcard
+from ..views import PlayerView
+from .base import decision_rng, forbidden_mask, hand_mask
+from .knowledge import _PARTNERS, Knowledge, mask_indices, read_knowledge, sample_hidden
+from .playout import (RANK, VALUE, SimRules, knock_deadwoods, knock_points, min_deadwood, play_out,
+                      wants_card)
+
+
+@dataclass
+class SearchStats:
+    """What the last decision's search did: ``iterations`` (playouts and knock evaluations run),
+    ``determinizations`` (complete samples, each scoring every candidate), ``candidates`` (the
+    actions compared), ``means`` (mean points per candidate over complete samples), ``elapsed``
+    (seconds by the policy's clock), ``searched`` (False when the move was obvious)."""
+
+    iterations: int = 0
+    determinizations: int = 0
+    candidates: list = field(default_factory=list)
+    means: list = field(default_factory=list)
+    elapsed: float = 0.0
+    searched: bool = False
+
+
+class StrongPolicy:
+    """The strongest level; see the module docstring for the method.
+
+    ``seed``: an int makes decisions reproducible given the view and the clock's readings;
+    ``time_budget``: seconds of search per move (default 0.2); ``clock``: a zero-argument
+    function returning seconds (default ``time.perf_counter``); ``max_iterations``: an optional cap
+    on playouts per move; ``early_stop``: stop when the leader is clear (default True);
+    ``max_discards``: how many discards are compared by search. After each ``choose``,
+    ``last_stats`` is a :class:`SearchStats`. Raises ``ValueError`` when the view has no legal action.
+    """
+
+    level = "strong"
+
+    def __init__(self, *, seed: int | None = None, time_budget: float = 0.2,
+                 clock: Callable[[], float] = time.perf_counter, max_iterations: int | None = None,
+                 early_stop: bool = True, max_discards: int = 4):
+        if time_budget < 0:
+            raise ValueError("time_budget must be >= 0 seconds")
+        self.seed = seed
+        self.time_budget = time_budget
+        self.clock = clock
+        self.max_iterations = max_iterations
+        self.early_stop = early_stop
+        self.max_discards = max_discards
+        self._rng = random.Random(seed if seed is not None else random.SystemRandom().getrandbits(64))
+        self.last_stats = SearchStats()
+
+    # ------------------------------------------------------------------------------------------
+
+    def choose(self, view: PlayerView) -> Action:
+        legal = view.legal_actions
+        if not legal:
+            raise ValueError("no legal action in this view: it is not this seat's turn")
+        self.last_stats = SearchStats()
+        if len(legal) == 1:
+            return legal[0]
+        k = read_knowledge(view)
+        rules = SimRules(
+            knock_limit=view.knock_limit, gin_bonus=view.rules.gin_bonus,
+            undercut_bonus=view.rules.undercut_bonus,
+            multiplier=view.rules.multiplier_for(view.first_upcard),
+            forbid=view.rules.forbid_discarding_drawn_upcard)
+        cands = self._candidates(view, k, rules)
+        if len(cands) == 1:
+            return cands[0]
+        rng = decision_rng(self.seed, view, self._rng)
+        return self._search(view, k, rules, cands, rng)
+
+    # ------------------------------------------------------------------------------------------
+    # Candidates
+
+    def _candidates(self, view: PlayerView, k: Knowledge, rules: SimRules) -> list[Action]:
+        legal = view.legal_actions
+        hand = k.own
+        top = view.upcard
+        if view.phase == "upcard":
+            # Take first when the baseline would: the search decides anyway.
+            if wants_card(hand, top.index, rules):
+                return [TakeUpcard(), PassUpcard()]
+            if not self._worth_considering(hand, top.index):
+                return [PassUpcard()]
+            return [PassUpcard(), TakeUpcard()]
+        if view.phase == "draw":
+            if not any(isinstance(a, DrawDiscard) for a in legal):
+                return [DrawStock()]
+            if wants_card(hand, top.index, rules):
+                return [DrawDiscard(), DrawStock()]
+            if not self._worth_considering(hand, top.index):
+                return [DrawStock()]
+            return [DrawStock(), DrawDiscard()]
+        # discard phase
+        forbidden = forbidden_mask(view)
+        dws = knock_deadwoods(hand, forbidden)
+        knocks = [a for a in legal if isinstance(a, Knock)]
+        out: list[Action] = []
+        if knocks:
+            best = min(knocks, key=lambda a: (dws[a.card.index], -VALUE[a.card.index],
+                                              -RANK[a.card.index], -a.card.index))
+            if dws[best.card.index] == 0:
+                return [best]  # gin (R7.7): nothing beats it
+            out.append(best)
+        discards = [a for a in legal if isinstance(a, Discard)]
+        by_dw = sorted(discards, key=lambda a: (dws[a.card.index], -VALUE[a.card.index],
+                                                -RANK[a.card.index], -a.card.index))
+        danger = {a.card.index: self._danger(a.card.index, k) for a in discards}
+        by_safe = sorted(discards, key=lambda a: (dws[a.card.index] + danger[a.card.index],
+                                                  -VALUE[a.card.index], -a.card.index))
+        for a in by_dw[:self.max_discards] + by_safe[:2]:
+            if a not in out:
+                out.append(a)
+        return out
+
+    @staticmethod
+    def _worth_considering(hand: int, card: int) -> bool:
+        """A discard-pile top that has no meld partner in the hand and is not a low card is not
+        worth a search: drawing from the stock is played at once."""
+        for p, _d in _PARTNERS[card]:
+            if hand >> p & 1:
+                return True
+        return VALUE[card] <= 3
+
+    @staticmethod
+    def _danger(card: int, k: Knowledge) -> float:
+        """Deadwood-point penalty for discarding ``card``: how much it may feed the opponent's
+        melds, from its known cards (strong evidence) and the weights of unseen partners."""
+        d = 0.0
+        for p, dist in _PARTNERS[card]:
+            if k.opp_known >> p & 1:
+                d += 6.0 if dist <= 1 else 3.0
+            elif k.unseen >> p & 1:
+                w = k.weights[p]
+                if w > 1.2:
+                    d += 1.5 * (w - 1.0) * (1.0 if dist <= 1 else 0.5)
+        return d
+
+    # ------------------------------------------------------------------------------------------
+    # Search
+
+    def _search(self, view: PlayerView, k: Knowledge, rules: SimRules, cands: list[Action],
+                rng: random.Random) -> Action:
+        clock = self.clock
+        budget = self.time_budget
+        cap = self.max_iterations
+        start = clock()
+        unseen = mask_indices(k.unseen)
+        pile = [c.index for c in view.discard_pile]
+        nc = len(cands)
+        sums = [0.0] * nc
+        rows: list[list[int]] = []
+        iterations = 0
+        stop = False
+        i_am_dealer = view.seat == view.dealer
+        while not stop:
+            opp, stock = sample_hidden(k, rng, unseen)
+            row = []
+            for a in cands:
+                if clock() - start >= budget or (cap is not None and iterations >= cap):
+                    stop = True
+                    break
+                row.append(self._evaluate(a, k.own, opp, stock, pile, rules, view, i_am_dealer))
+                iterations += 1
+            if len(row) == nc:
+                rows.append(row)
+                for i, v in enumerate(row):
+                    sums[i] += v
+                if self.early_stop and len(rows) >= 24 and len(rows) % 8 == 0 and self._clear(rows, sums):
+                    stop = True
+        n = len(rows)
+        st = self.last_stats
+        st.iterations = iterations
+        st.determinizations = n
+        st.candidates = [a.to_dict() for a in cands]
+        st.means = [s / n for s in sums] if n else []
+        st.elapsed = clock() - start
+        st.searched = True
+        if n == 0:
+            return cands[0]
+        best = max(range(nc), key=lambda i: (sums[i], -i))
+        return cands[best]
+
+    @staticmethod
+    def _clear(rows: list[list[int]], sums: list[float]) -> bool:
+        """True when the leader's paired advantage over every other candidate exceeds 3 standard
+        errors (or the samples are identical)."""
+        n = len(rows)
+        lead = max(range(len(sums)), key=lambda i: sums[i])
+        for j in range(len(sums)):
+            if j == lead:
+                continue
+            diffs = [r[lead] - r[j] for r in rows]
+            mean = sum(diffs) / n
+            var = sum((x - mean) ** 2 for x in diffs) / (n - 1)
+            if var == 0:
+                if mean <= 0:
+                    return False
+                continue
+            if mean < 3.0 * math.sqrt(var / n):
+                return False
+        return True
+
+    @staticmethod
+    def _evaluate(action: Action, own: int, opp: int, stock: list[int], pile: list[int],
+                  rules: SimRules, view: PlayerView, i_am_dealer: bool) -> int:
+        """Points for this seat of ``action`` on one determinization (``opp`` hand, ``stock``)."""
+        stock = list(stock)
+        pile = list(pile)
+        t = type(action)
+        if t is Knock:
+            return knock_points(own & ~action.card.bit, opp, rules)
+        if t is Discard:
+            pile.append(action.card.index)
+            if len(stock) <= 2:
+                return 0
+            return play_out([own & ~action.card.bit, opp], stock, pile, 1, "draw", 0, rules)
+        if t is DrawStock:
+            c = stock.pop()
+            return play_out([own | 1 << c, opp], stock, pile, 0, "discard", 0, rules)
+        if t is DrawDiscard or t is TakeUpcard:
+            c = pile.pop()
+            f = (1 << c) if rules.forbid else 0
+            return play_out([own | 1 << c, opp], stock, pile, 0, "discard", f, rules)
+        # PassUpcard (R5)
+        if not i_am_dealer:
+            top = pile[-1]
+            if wants_card(opp, top, rules):  # the dealer takes it (R5.2)
+                pile.pop()
+                f = (1 << top) if rules.forbid else 0
+                return play_out([own, opp | 1 << top], stock, pile, 1, "discard", f, rules)
+            c = stock.pop()  # both passed: the non-dealer (this seat) draws (R5.4)
+            return play_out([own | 1 << c, opp], stock, pile, 0, "discard", 0, rules)
+        c = stock.pop()  # second pass: the non-dealer (opponent) draws from the stock (R5.4)
+        return play_out([own, opp | 1 << c], stock, pile, 1, "discard", 0, rules)

@@ -1,0 +1,209 @@
+"""Every AI level (issue 5): legal play over hundreds of random rounds in both variants, choices
+that depend only on what the seat may see, and the strong level's time budget. No database."""
+from __future__ import annotations
+
+import random
+from dataclasses import replace
+from itertools import count
+
+import pytest
+
+from games.engine import RuleSet, apply, deal, new_match, player_view, shuffled_deck, sort_cards
+from games.engine.ai import LEVELS, RandomPolicy, SimplePolicy, StrongPolicy, get_policy
+
+
+def make(level: str, seed: int, **strong_kw):
+    """A policy for tests: the strong level capped at a few playouts per move so the suite is fast."""
+    if level == "strong":
+        kw = {"time_budget": 10.0, "max_iterations": 6}
+        kw.update(strong_kw)
+        return StrongPolicy(seed=seed, **kw)
+    return get_policy(level, seed=seed)
+
+
+def play_rounds(policies, rules: RuleSet, rounds: int, seed: int) -> int:
+    """Play ``rounds`` rounds (matches restarted as needed) between two policies; every chosen
+    action must be one of the view's legal actions (and ``apply`` accepts it). Returns decisions."""
+    rng = random.Random(seed)
+    state = new_match(rules, rng.randrange(2))
+    played = decisions = 0
+    while played < rounds:
+        if state.winner is not None:
+            state = new_match(rules, rng.randrange(2))
+        if state.phase == "deal":
+            state, _ = deal(state, shuffled_deck(rng))
+            continue
+        seat = state.to_act
+        view = player_view(state, seat)
+        action = policies[seat].choose(view)
+        assert action in view.legal_actions, (action, view.legal_actions)
+        state, events = apply(state, seat, action)
+        decisions += 1
+        if any(e.type == "round_ended" for e in events):
+            played += 1
+    return decisions
+
+
+@pytest.mark.parametrize("variant", ["oklahoma", "classic"])
+@pytest.mark.parametrize("level,rounds", [("random", 300), ("simple", 300), ("strong", 120)])
+def test_every_policy_plays_legal_actions_only(level, rounds, variant):
+    # Against itself and against the random level, so that odd positions come up too.
+    rules = RuleSet(variant=variant)
+    n = play_rounds([make(level, 1), make(level, 2)], rules, rounds // 2, seed=11)
+    n += play_rounds([make(level, 3), RandomPolicy(seed=4)], rules, rounds // 2, seed=12)
+    assert n > rounds * 4  # decisions were really taken (a round is at least a few turns)
+
+
+def test_house_rules_are_played_legally():
+    rules = RuleSet(spade_doubles=True, ace_requires_gin=True, gin_bonus=20)
+    play_rounds([make("strong", 5), make("simple", 6)], rules, 30, seed=13)
+
+
+def test_get_policy_levels():
+    assert LEVELS == ("random", "simple", "strong")
+    assert isinstance(get_policy("random"), RandomPolicy)
+    assert isinstance(get_policy("simple"), SimplePolicy)
+    strong = get_policy("strong", seed=3, time_budget=0.05)
+    assert isinstance(strong, StrongPolicy) and strong.time_budget == 0.05
+    with pytest.raises(ValueError):
+        get_policy("medium")
+
+
+def test_no_legal_action_is_an_error():
+    state = new_match(RuleSet(), 0)
+    state, _ = deal(state, shuffled_deck(random.Random(1)))
+    view = player_view(state, 0)  # the dealer: the non-dealer (seat 1) acts first (R5.1)
+    for level in LEVELS:
+        with pytest.raises(ValueError):
+            make(level, 1).choose(view)
+
+
+# ---------------------------------------------------------------------------------------------
+# Hidden information: the choice depends only on the view
+
+
+def reshuffle_hidden(state, seat: int, rng: random.Random):
+    """The same position as ``seat`` sees it, with the opponent's hidden cards and the stock
+    reshuffled together (the opponent's known cards stay in its hand)."""
+    r = state.round
+    opp = 1 - seat
+    hidden = [c for c in r.hands[opp] if c not in r.known[opp]]
+    pool = hidden + list(r.stock)
+    rng.shuffle(pool)
+    new_opp = sort_cards([c for c in r.hands[opp] if c in r.known[opp]] + pool[:len(hidden)])
+    hands = (r.hands[0], new_opp) if opp == 1 else (new_opp, r.hands[1])
+    return replace(state, round=replace(r, hands=hands, stock=tuple(pool[len(hidden):])))
+
+
+def positions(n: int, seed: int):
+    """``n`` positions from games between the simple and random levels, in every phase."""
+    rng = random.Random(seed)
+    players = [SimplePolicy(), RandomPolicy(seed=seed)]
+    out = []
+    state = new_match(RuleSet(), 0)
+    while len(out) < n:
+        if state.winner is not None:
+            state = new_match(RuleSet(), rng.randrange(2))
+        if state.phase == "deal":
+            state, _ = deal(state, shuffled_deck(rng))
+            continue
+        seat = state.to_act
+        if rng.random() < 0.15:
+            out.append((state, seat))
+        state, _ = apply(state, seat, players[rng.randrange(2)].choose(player_view(state, seat)))
+    return out
+
+
+class FakeClock:
+    """A clock that moves ``step`` seconds each time it is read."""
+
+    def __init__(self, step: float):
+        self.step = step
+        self.now = 0.0
+        self.reads = 0
+
+    def __call__(self) -> float:
+        t = self.now
+        self.now += self.step
+        self.reads += 1
+        return t
+
+
+def fresh(level: str):
+    if level == "strong":
+        # A deterministic clock, so the search runs exactly as many playouts both times.
+        return StrongPolicy(seed=7, time_budget=0.5, clock=FakeClock(1 / 64), early_stop=False)
+    return get_policy(level, seed=7)
+
+
+@pytest.mark.parametrize("level", LEVELS)
+def test_choice_is_unchanged_when_hidden_cards_are_shuffled(level):
+    rng = random.Random(99)
+    phases = set()
+    changed = 0
+    for state, seat in positions(40, seed=21):
+        other = reshuffle_hidden(state, seat, rng)
+        assert player_view(other, seat) == player_view(state, seat)
+        changed += other.round.stock != state.round.stock
+        phases.add(state.phase)
+        assert fresh(level).choose(player_view(other, seat)) == fresh(level).choose(player_view(state, seat))
+    assert phases == {"upcard", "draw", "discard"}
+    assert changed >= 35  # the hidden cards really moved
+
+
+def test_strong_choice_depends_on_the_seed_stream_not_on_earlier_calls():
+    # A seeded policy decides from (seed, view): calling it on other views first changes nothing.
+    (state, seat), *others = positions(6, seed=5)
+    p1 = StrongPolicy(seed=3, max_iterations=30, time_budget=10.0)
+    p2 = StrongPolicy(seed=3, max_iterations=30, time_budget=10.0)
+    for s, st in others:
+        p2.choose(player_view(s, st))
+    assert p1.choose(player_view(state, seat)) == p2.choose(player_view(state, seat))
+
+
+# ---------------------------------------------------------------------------------------------
+# The strong level's time budget
+
+
+def searched_position():
+    """A discard decision with several real options (the search runs)."""
+    for state, seat in positions(200, seed=8):
+        if state.phase == "discard":
+            p = StrongPolicy(seed=1, max_iterations=1, time_budget=10.0)
+            p.choose(player_view(state, seat))
+            if p.last_stats.searched and len(p.last_stats.candidates) >= 3:
+                return state, seat
+    raise AssertionError("no searched position found")  # pragma: no cover
+
+
+@pytest.mark.parametrize("step,budget,expected", [(1 / 64, 0.25, 15), (1 / 16, 0.25, 3), (1 / 8, 0.125, 0)])
+def test_strong_runs_exactly_the_playouts_its_budget_allows(step, budget, expected):
+    # The clock is read once when the search starts and once before each playout; a playout starts
+    # only while less than `budget` seconds have passed: reads at step, 2*step, ... < budget.
+    # 0.25 s at 1/64 s per read: reads at 1/64 .. 15/64 pass, 16/64 = 0.25 stops -> 15 playouts.
+    state, seat = searched_position()
+    clock = FakeClock(step)
+    p = StrongPolicy(seed=1, time_budget=budget, clock=clock, early_stop=False)
+    action = p.choose(player_view(state, seat))
+    assert p.last_stats.iterations == expected
+    assert action in player_view(state, seat).legal_actions
+    assert p.last_stats.elapsed <= budget + 2 * step
+
+
+def test_strong_never_exceeds_budget_with_early_stop():
+    state, seat = searched_position()
+    for budget in (0.05, 0.2, 1.0):
+        clock = FakeClock(0.001)
+        p = StrongPolicy(seed=2, time_budget=budget, clock=clock)
+        p.choose(player_view(state, seat))
+        assert p.last_stats.iterations <= round(budget / 0.001)
+        assert p.last_stats.iterations >= min(24 * len(p.last_stats.candidates), round(budget / 0.001) - 1)
+
+
+def test_strong_iteration_cap():
+    state, seat = searched_position()
+    p = StrongPolicy(seed=2, time_budget=100.0, max_iterations=17, early_stop=False)
+    p.choose(player_view(state, seat))
+    assert p.last_stats.iterations == 17
+    ncand = len(p.last_stats.candidates)
+    assert p.last_stats.determinizations == 17 // ncand
