@@ -1,0 +1,118 @@
+"""Every engine error: its class, stable code and rule; a rejected action changes nothing."""
+import json
+
+import pytest
+
+from games.engine import (Card, CardParseError, Discard, DrawDiscard, DrawStock, EngineError, IllegalAction,
+                          InvalidMeld, Knock, KnockOverLimit, MalformedAction, NotYourTurn, PassUpcard,
+                          TakeUpcard, action_from_dict, apply)
+
+from .support import C, play, start
+
+MELDED = "2C 3C 4C 5D 5H 5S 9C 9D 9H"
+DEF65 = "AH 3H 7D 8S 10S JC QH KD 4S 2D"
+
+
+def fresh():
+    return start(f"{MELDED} 7S", DEF65, "6D", "KH")
+
+
+def drawn():
+    return play(fresh(), (1, PassUpcard()), (0, PassUpcard()), (1, DrawStock()))
+
+
+def rejected(state, seat, action, cls, code, rule):
+    before = json.dumps(state.to_dict())
+    with pytest.raises(cls) as info:
+        apply(state, seat, action)
+    err = info.value
+    assert isinstance(err, EngineError) and isinstance(err, ValueError)
+    assert (err.code, err.rule) == (code, rule)
+    assert err.to_dict() == {"code": code, "message": str(err), "rule": rule}
+    assert json.dumps(state.to_dict()) == before  # nothing written
+    return err
+
+
+def test_not_your_turn():
+    rejected(fresh(), 0, PassUpcard(), NotYourTurn, "not_your_turn", "R6")
+    rejected(drawn(), 0, Discard(Card.parse("KD")), NotYourTurn, "not_your_turn", "R6")
+
+
+def test_wrong_phase():
+    rejected(fresh(), 1, DrawStock(), IllegalAction, "wrong_phase", "R5.1")
+    state = play(fresh(), (1, TakeUpcard()), (1, Discard(Card.parse("7S"))))
+    rejected(state, 0, Discard(Card.parse("KD")), IllegalAction, "wrong_phase", "R6.1")
+    rejected(drawn(), 1, DrawStock(), IllegalAction, "wrong_phase", "R6.2")
+
+
+def test_wrong_phase_between_rounds():
+    state = start(f"{MELDED} 6S", DEF65, "6D", "KH")
+    state = play(state, (1, PassUpcard()), (0, PassUpcard()), (1, DrawStock()), (1, Knock(Card.parse("KH"))))
+    assert state.phase == "deal"
+    rejected(state, 0, DrawStock(), IllegalAction, "wrong_phase", "R4")
+
+
+def test_card_not_in_hand():
+    err = rejected(drawn(), 1, Discard(Card.parse("AD")), IllegalAction, "card_not_in_hand", "R6.2")
+    assert "AD" in err.message
+    rejected(drawn(), 1, Knock(Card.parse("AD")), IllegalAction, "card_not_in_hand", "R6.2")
+
+
+def test_discard_taken_card():
+    state = play(fresh(), (1, TakeUpcard()))
+    rejected(state, 1, Discard(Card.parse("6D")), IllegalAction, "discard_taken_card", "R6.3")
+    rejected(state, 1, Knock(Card.parse("6D")), IllegalAction, "discard_taken_card", "R6.3")
+
+
+def test_knock_over_limit():
+    rejected(drawn(), 1, Knock(Card.parse("KH")), KnockOverLimit, "knock_over_limit", "R7.2")
+
+
+def test_invalid_meld():
+    state = start(f"{MELDED} 6S", DEF65, "6D", "KH")
+    state = play(state, (1, PassUpcard()), (0, PassUpcard()), (1, DrawStock()))
+    rejected(state, 1, Knock(Card.parse("KH"), (C("2C 3C 5D"),)), InvalidMeld, "invalid_meld", "R2")
+    rejected(state, 1, Knock(Card.parse("KH"), (C("2C 3C 4C"), C("5H 5S 5D 4C"))),
+             InvalidMeld, "invalid_meld", "R2")
+    rejected(state, 1, Knock(Card.parse("KH"), (C("2C 3C 4C"), C("2C 3C 4C"))), InvalidMeld, "invalid_meld", "R2.3")
+    rejected(state, 1, Knock(Card.parse("KH"), (C("9C 9D 9H 9S"),)), InvalidMeld, "invalid_meld", "R7.4")
+
+
+def test_upcard_unavailable():
+    state = play(fresh(), (1, PassUpcard()), (0, PassUpcard()))
+    rejected(state, 1, DrawDiscard(), IllegalAction, "upcard_unavailable", "R5.4")
+
+
+def test_match_over():
+    state = start(f"{MELDED} 6S", DEF65, "6D", "KH", scores=(0, 99))
+    state = play(state, (1, PassUpcard()), (0, PassUpcard()), (1, DrawStock()), (1, Knock(Card.parse("KH"))))
+    rejected(state, 0, PassUpcard(), IllegalAction, "match_over", "R10.1")
+
+
+@pytest.mark.parametrize("data", [
+    None, [], "pass", {"type": "fold"}, {}, {"type": 3}, {"type": "discard"}, {"type": "discard", "card": "ZZ"},
+    {"type": "discard", "card": 7}, {"type": "pass", "card": "AS"}, {"type": "discard", "card": "AS", "x": 1},
+    {"type": "knock", "card": "AS", "melds": "AS 2S 3S"}, {"type": "knock", "card": "AS", "melds": [["AS", "QQ"]]},
+    {"type": "knock", "card": "AS", "melds": ["AS"]},
+])
+def test_malformed_action_json(data):
+    with pytest.raises(MalformedAction) as info:
+        action_from_dict(data)
+    assert info.value.code == "malformed_action"
+    if isinstance(data, dict):
+        # through apply too, before any rule is looked at
+        state = fresh()
+        with pytest.raises(MalformedAction):
+            apply(state, 1, data)
+
+
+def test_malformed_card_in_action_names_the_input():
+    with pytest.raises(MalformedAction) as info:
+        action_from_dict({"type": "discard", "card": "11H"})
+    assert "'11H'" in str(info.value)
+
+
+def test_card_parse_error_is_an_engine_error():
+    with pytest.raises(EngineError) as info:
+        Card.parse("ZZ")
+    assert isinstance(info.value, CardParseError) and info.value.code == "bad_card"
