@@ -32,6 +32,8 @@ def replace(obj, **changes):
     return new
 
 
+_ACTION_CLASSES = frozenset((TakeUpcard, PassUpcard, DrawStock, DrawDiscard, Discard, Knock))
+
 PHASES = ("deal", "upcard", "draw", "discard", "match_over")
 OUTCOMES = ("knock", "gin", "undercut", "wall")
 
@@ -331,6 +333,8 @@ def apply(state: MatchState, seat: int, action: Action | dict) -> tuple[MatchSta
     """
     if isinstance(action, dict):
         action = action_from_dict(action)
+    elif type(action) not in _ACTION_CLASSES:
+        raise MalformedAction(f"an action must be an action value or its JSON object, got {action!r}")
     if seat not in (0, 1):
         raise MalformedAction(f"seat must be 0 or 1, got {seat!r}")
     r = state.round

@@ -112,6 +112,13 @@ def test_malformed_card_in_action_names_the_input():
     assert "'11H'" in str(info.value)
 
 
+@pytest.mark.parametrize("action", ["pass", None, 42, ("discard", "AS"), Card.parse("AS")])
+def test_apply_rejects_a_non_action_as_malformed(action):
+    """apply() accepts an action value or its JSON dict; anything else is a malformed_action, not a
+    crash (AttributeError) deep in the rules."""
+    rejected(fresh(), 1, action, MalformedAction, "malformed_action", None)
+
+
 def test_card_parse_error_is_an_engine_error():
     with pytest.raises(EngineError) as info:
         Card.parse("ZZ")
