@@ -20,7 +20,7 @@ def test_r3_1_first_dealer_is_the_callers_choice():
 
 @pytest.mark.parametrize("dealer", [0, 1])
 def test_r4_1_to_r4_3_deal_from_an_explicit_order(dealer):
-    """R4.1-R4.3: 10 cards each (non-dealer first), the 21st is the upcard, 31 in the stock."""
+    """R4.1, R4.2, R4.3: 10 cards each (non-dealer first), the 21st is the upcard, 31 in the stock."""
     deck = deck_for(ND, DL, "KD", "QS")
     state, events = deal(new_match(RuleSet(), dealer), deck)
     r = state.round
