@@ -1,16 +1,67 @@
-"""Where the AI's turn is dispatched once a transaction that made it the AI's turn commits.
+"""Choosing the AI's action: the engine's policies when present, else a random legal action.
 
-Embedded default / today: the AI plays in-process right away. The async issue replaces the body of
-``ai_turn_dispatch`` with queueing a Celery task that calls ``games.services.ai_turn_play`` (which
-checks ``expected_version``, so a duplicate delivery is a no-op).
+The policy only ever sees the acting seat's ``player_view`` (never the full state), so the AI plays
+by the same information a person has. Used by ``games.services.ai_turn_play`` (AI seats) and by
+the ``auto_play`` timeout policy (playing for a person who ran out of time).
 """
+from __future__ import annotations
+
 import logging
+import secrets
+
+from django.conf import settings
+
+from games import engine
 
 logger = logging.getLogger(__name__)
 
+_system_random = secrets.SystemRandom()
 
-def ai_turn_dispatch(*, game_id: int, expected_version: int) -> None:
-    """Run the AI's turn for ``game_id`` at ``expected_version`` (in-process for now)."""
-    from .services import ai_turn_play
 
-    ai_turn_play(game_id=game_id, expected_version=expected_version)
+def _get_policy_factory():
+    try:
+        from games.engine.ai import get_policy  # the AI issue's policies
+    except ImportError:
+        return None
+    return get_policy
+
+
+def _policy(level: str):
+    get_policy = _get_policy_factory()
+    if get_policy is None:
+        return None
+    kwargs = {}
+    if settings.OKGIN_AI_TIME_BUDGET is not None:
+        kwargs["time_budget"] = settings.OKGIN_AI_TIME_BUDGET
+    return get_policy(level, **kwargs)
+
+
+def ai_policy_describe(level: str) -> str:
+    """Which policy plays ``level`` in this process, e.g. ``"games.engine.ai strong (StrongPolicy,
+    time_budget=0.2 s)"`` or ``"fallback: uniformly random legal action"``."""
+    policy = _policy(level)
+    if policy is None:
+        return "fallback: uniformly random legal action (games.engine.ai not available)"
+    budget = getattr(policy, "time_budget", settings.OKGIN_AI_TIME_BUDGET)
+    budget_text = f", time_budget={budget} s" if budget is not None else ""
+    return f"games.engine.ai {level} ({type(policy).__name__}{budget_text})"
+
+
+def ai_action_choose(*, level: str, view: engine.PlayerView) -> engine.Action:
+    """The action the AI of ``level`` (random, simple, strong) plays from ``view`` (one seat's
+    player view). A policy that fails or answers an action that is not legal is logged and
+    replaced by a random legal action, so an AI turn never gets stuck."""
+    legal = list(view.legal_actions)
+    policy = _policy(level)
+    if policy is not None:
+        try:
+            action = policy.choose(view)
+        except Exception:  # noqa: BLE001 - a broken policy must not stall the game
+            logger.exception("AI policy %s failed; playing a random legal action", level)
+        else:
+            if action in legal or (isinstance(action, engine.Knock) and any(
+                isinstance(a, engine.Knock) and a.card == action.card for a in legal
+            )):
+                return action
+            logger.error("AI policy %s chose %r, not a legal action; playing a random one", level, action)
+    return _system_random.choice(legal)

@@ -31,8 +31,13 @@ class EndReason(models.TextChoices):
 
 
 class TimeoutPolicy(models.TextChoices):
-    FORFEIT_MATCH = "forfeit_match", "the player who runs out of time loses the match"
-    AUTO_PLAY = "auto_play", "the server plays a move for the player"
+    """What happens when the player to act runs out of time (``Game.turn_deadline`` passes)."""
+
+    FORFEIT = "forfeit", "the player who runs out of time loses the match"
+    AUTO_PLAY = "auto_play", (
+        "the AI plays the turn for the absent player; after auto_play_limit consecutive "
+        "auto-played turns the next timeout forfeits the match"
+    )
 
 
 class RoundOutcome(models.TextChoices):
@@ -47,8 +52,14 @@ class Game(models.Model):
 
     ``version`` increases by one with every accepted change (accept, action, resign, abort, ...);
     clients send it back with actions (optimistic concurrency). Scores are points (R9, R10).
-    ``move_time_limit`` is seconds per move (None: unlimited); ``turn_deadline`` is when the seat
-    to act runs out of time under ``timeout_policy`` (enforced by the async workers).
+    ``move_time_limit`` is seconds per turn (None: unlimited). A turn is the run of consecutive
+    actions of one seat (draw then discard; a pass of the upcard); it starts at ``turn_started_at``
+    when the seat to act changes or a round is dealt. ``turn_deadline`` is when the person to act
+    runs out of time under ``timeout_policy`` (None for an AI seat or without a limit);
+    ``turn_reminder_at`` is when the ``deadline_near`` event is due (80% of the limit; None once
+    sent). ``awaiting_ai``: an AI seat is to act (its Celery task plays; the sweep re-queues it
+    when lost). ``auto_played0/1``: consecutive auto-played turns of each seat (``auto_play``
+    policy; more than ``auto_play_limit`` in a row forfeits the match).
     """
 
     kind = models.CharField(max_length=16, choices=GameKind.choices)
@@ -73,9 +84,15 @@ class Game(models.Model):
     preset_decks = models.JSONField(default=list, blank=True, editable=False)  # staff-only deals
     move_time_limit = models.PositiveIntegerField(null=True, blank=True)
     timeout_policy = models.CharField(
-        max_length=16, choices=TimeoutPolicy.choices, default=TimeoutPolicy.FORFEIT_MATCH
+        max_length=16, choices=TimeoutPolicy.choices, default=TimeoutPolicy.FORFEIT
     )
+    auto_play_limit = models.PositiveSmallIntegerField(default=3)
+    auto_played0 = models.PositiveSmallIntegerField(default=0)
+    auto_played1 = models.PositiveSmallIntegerField(default=0)
+    turn_started_at = models.DateTimeField(null=True, blank=True)
     turn_deadline = models.DateTimeField(null=True, blank=True)
+    turn_reminder_at = models.DateTimeField(null=True, blank=True)
+    awaiting_ai = models.BooleanField(default=False)
     invitation_expires_at = models.DateTimeField(null=True, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
@@ -119,6 +136,16 @@ class Game(models.Model):
                 name="game_active_deadline",
                 condition=Q(status="active", turn_deadline__isnull=False),
             ),
+            models.Index(
+                fields=["turn_reminder_at"],
+                name="game_active_reminder",
+                condition=Q(status="active", turn_reminder_at__isnull=False),
+            ),
+            models.Index(
+                fields=["turn_started_at"],
+                name="game_ai_due",
+                condition=Q(status="active", awaiting_ai=True),
+            ),
         ]
 
     def __str__(self) -> str:
@@ -139,6 +166,16 @@ class Game(models.Model):
     @property
     def scores(self) -> tuple[int, int]:
         return (self.score0, self.score1)
+
+    def auto_played(self, seat: int) -> int:
+        """Consecutive auto-played turns of ``seat`` (0 or 1)."""
+        return self.auto_played0 if seat == 0 else self.auto_played1
+
+    def auto_played_set(self, seat: int, value: int) -> None:
+        if seat == 0:
+            self.auto_played0 = value
+        else:
+            self.auto_played1 = value
 
 
 class Round(models.Model):
@@ -186,7 +223,8 @@ class Round(models.Model):
 class Move(models.Model):
     """One accepted action, append-only: ``seq`` (1, 2, ...) is unique per game.
 
-    ``action`` is the engine action as JSON; ``events`` are the engine events it produced, unredacted
+    ``action`` is the engine action as JSON; ``auto_played``: chosen by the AI for a player who ran
+    out of time (``auto_play`` policy); ``events`` are the engine events it produced, unredacted
     (redact with the engine's ``redact_event`` before showing them to anybody while the round is on).
     """
 
@@ -196,6 +234,7 @@ class Move(models.Model):
     seat = models.PositiveSmallIntegerField()
     action = models.JSONField()
     events = models.JSONField(default=list)
+    auto_played = models.BooleanField(default=False)  # played by the server for a timed-out player
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:

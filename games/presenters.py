@@ -24,7 +24,7 @@ def _seat_dict(game: Game, seat: int) -> dict | None:
     player = game.player_at(seat)
     if player is None:
         return None
-    return {"seat": seat, "name": player.name, "is_ai": player.is_ai}
+    return {"seat": seat, "name": player.name, "is_ai": player.is_ai, "ai_level": player.ai_level or None}
 
 
 def game_summary_dict(game: Game, seat: int | None) -> dict[str, Any]:
@@ -47,6 +47,9 @@ def game_summary_dict(game: Game, seat: int | None) -> dict[str, Any]:
         "end_reason": game.end_reason or None,
         "move_time_limit": game.move_time_limit,
         "timeout_policy": game.timeout_policy,
+        "auto_play_limit": game.auto_play_limit,
+        "auto_played_turns": [game.auto_played0, game.auto_played1],
+        "turn_started_at": iso(game.turn_started_at),
         "turn_deadline": iso(game.turn_deadline),
         "invitation_expires_at": iso(game.invitation_expires_at),
         "created_at": iso(game.created_at),
@@ -84,6 +87,7 @@ def move_dict(game: Game, move: Move, rnd: Round, viewer: int | None) -> dict[st
         "seat": move.seat,
         "action": move.action,
         "events": events,
+        "auto_played": move.auto_played,
         "created_at": iso(move.created_at),
     }
 

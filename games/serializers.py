@@ -4,7 +4,7 @@ Card codes are strings such as ``"10H"``, ``"QS"``, ``"AC"`` (rank then suit C/D
 """
 from rest_framework import serializers
 
-from players.services import AI_LEVELS
+from players.services import AI_LEVEL_DEFAULT, AI_LEVELS
 
 from .models import GameKind, GameStatus, TimeoutPolicy
 
@@ -46,14 +46,25 @@ class RulesSerializer(serializers.Serializer):
 class GameCreateInputSerializer(serializers.Serializer):
     kind = serializers.ChoiceField(choices=GameKind.choices, help_text="ai, invite or open.")
     opponent = serializers.CharField(required=False, help_text="Name of the player to invite (kind invite).")
-    ai_level = serializers.ChoiceField(choices=AI_LEVELS, required=False, default="medium")
+    ai_level = serializers.ChoiceField(
+        choices=AI_LEVELS, required=False, default=AI_LEVEL_DEFAULT,
+        help_text="Strength of the AI opponent (kind ai): random, simple or strong (default).",
+    )
     rules = RulesSerializer(required=False)
     move_time_limit = serializers.IntegerField(
-        required=False, allow_null=True, min_value=10, max_value=30 * 24 * 3600,
-        help_text="Seconds per move, or null for no limit.",
+        required=False, allow_null=True, min_value=60, max_value=14 * 24 * 3600,
+        help_text="Seconds per turn, from 60 (a minute) to 1209600 (14 days), or null for no limit.",
     )
     timeout_policy = serializers.ChoiceField(
-        choices=TimeoutPolicy.choices, required=False, default=TimeoutPolicy.FORFEIT_MATCH
+        choices=TimeoutPolicy.choices, required=False, default=TimeoutPolicy.FORFEIT,
+        help_text="When the player to act runs out of time: forfeit (the opponent wins the match) or "
+        "auto_play (the AI plays that turn for them; after auto_play_limit consecutive auto-played "
+        "turns the next timeout forfeits).",
+    )
+    auto_play_limit = serializers.IntegerField(
+        required=False, min_value=0, max_value=100,
+        help_text="auto_play only: consecutive auto-played turns allowed before a timeout forfeits "
+        "(default 3).",
     )
     invitation_ttl = serializers.IntegerField(
         required=False, allow_null=True, min_value=60, max_value=30 * 24 * 3600,
@@ -90,6 +101,7 @@ class SeatSerializer(serializers.Serializer):
     seat = serializers.IntegerField()
     name = serializers.CharField()
     is_ai = serializers.BooleanField()
+    ai_level = serializers.ChoiceField(choices=AI_LEVELS, allow_null=True, help_text="AI seats only.")
 
 
 class LayOffSerializer(serializers.Serializer):
@@ -186,9 +198,16 @@ class GameSummarySerializer(serializers.Serializer):
     is_your_turn = serializers.BooleanField()
     winner_seat = serializers.IntegerField(allow_null=True)
     end_reason = serializers.CharField(allow_null=True)
-    move_time_limit = serializers.IntegerField(allow_null=True, help_text="Seconds per move.")
+    move_time_limit = serializers.IntegerField(allow_null=True, help_text="Seconds per turn.")
     timeout_policy = serializers.ChoiceField(choices=TimeoutPolicy.choices)
-    turn_deadline = serializers.DateTimeField(allow_null=True)
+    auto_play_limit = serializers.IntegerField()
+    auto_played_turns = serializers.ListField(
+        child=serializers.IntegerField(), help_text="Consecutive auto-played turns per seat."
+    )
+    turn_started_at = serializers.DateTimeField(allow_null=True, help_text="When the current turn began.")
+    turn_deadline = serializers.DateTimeField(
+        allow_null=True, help_text="When the player to act runs out of time (null: no limit, or an AI to act)."
+    )
     invitation_expires_at = serializers.DateTimeField(allow_null=True)
     created_at = serializers.DateTimeField()
     updated_at = serializers.DateTimeField()
@@ -227,6 +246,7 @@ class MoveSerializer(serializers.Serializer):
     seat = serializers.IntegerField()
     action = ActionSerializer()
     events = EventSerializer(many=True)
+    auto_played = serializers.BooleanField(help_text="Played by the AI for a player who ran out of time.")
     created_at = serializers.DateTimeField()
 
 

@@ -3,7 +3,15 @@
 Every write opens its transaction here and locks the game row with ``select_for_update()`` before
 deciding anything; the lock is what serializes two racing actions on one game. Rejected requests
 raise before anything is written (the transaction rolls back). Work for other processes (the AI's
-turn) is queued with ``transaction.on_commit`` so it only ever sees committed state.
+turn, webhook deliveries) is queued after commit (``enqueue_after_commit``) so it only ever sees
+committed state. Notification events are written in the same transaction as the change.
+
+Turns and deadlines: a turn is the run of consecutive actions of one seat; it starts when the seat
+to act changes or a round is dealt (``Game.turn_started_at``). A person's turn under a time limit
+has a ``turn_deadline``; when it passes, ``turn_timeout`` ends the turn by the game's
+``timeout_policy`` under the same row lock as an action, so a move arriving at the deadline and the
+timeout never both apply. Without a beat process the timeout is applied the next time anyone reads
+or acts on the game (``game_deadline_enforce``, ``action_submit``).
 """
 from __future__ import annotations
 
@@ -24,6 +32,13 @@ from okgin_project.errors import Conflict, Forbidden, NotFound, ServiceError, St
 from players.models import Player
 from players.services import player_ai_get_or_create
 
+from notifications.models import EventKind
+from notifications.services import events_create
+from okgin_project.celery import enqueue_after_commit
+from players.services import AI_LEVEL_DEFAULT
+
+from . import notices as game_notices
+from .ai_play import ai_action_choose
 from .models import EndReason, Game, GameKind, GameStatus, IdempotencyRecord, Move, Round, TimeoutPolicy
 from .presenters import game_detail_dict
 
@@ -54,13 +69,47 @@ def _state_of(game: Game) -> engine.MatchState:
     return engine.MatchState.from_dict(game.state)
 
 
-def _set_turn(game: Game, state: engine.MatchState) -> None:
-    """Copy the engine's turn into the row and start the per-move clock (deadline in seconds)."""
-    game.to_act_seat = state.to_act
-    if game.move_time_limit and state.to_act is not None:
-        game.turn_deadline = timezone.now() + timedelta(seconds=game.move_time_limit)
-    else:
-        game.turn_deadline = None
+def _turn_clear(game: Game) -> None:
+    game.to_act_seat = None
+    game.turn_started_at = None
+    game.turn_deadline = None
+    game.turn_reminder_at = None
+    game.awaiting_ai = False
+
+
+def _set_turn(game: Game, state: engine.MatchState, *, restart: bool = False) -> bool:
+    """Copy the engine's seat to act into the row; when a new turn starts (the seat changes, or
+    ``restart``: a round was dealt) start its clock: ``turn_started_at`` now, and for a person
+    under a time limit ``turn_deadline`` after ``move_time_limit`` seconds and the reminder at
+    ``OKGIN_DEADLINE_REMINDER_FRACTION`` of it. Returns True if a new turn started."""
+    seat = state.to_act if game.status == GameStatus.ACTIVE else None
+    if seat is None:
+        _turn_clear(game)
+        return False
+    started = restart or seat != game.to_act_seat or game.turn_started_at is None
+    game.to_act_seat = seat
+    player = game.player_at(seat)
+    game.awaiting_ai = player.is_ai
+    if started:
+        now = timezone.now()
+        game.turn_started_at = now
+        if game.move_time_limit and not player.is_ai:
+            limit = game.move_time_limit
+            game.turn_deadline = now + timedelta(seconds=limit)
+            game.turn_reminder_at = now + timedelta(seconds=limit * settings.OKGIN_DEADLINE_REMINDER_FRACTION)
+        else:
+            game.turn_deadline = None
+            game.turn_reminder_at = None
+    return started
+
+
+def _turn_expired(game: Game, now=None) -> bool:
+    """True if ``game`` is active and the deadline of the person to act has passed."""
+    return (
+        game.status == GameStatus.ACTIVE
+        and game.turn_deadline is not None
+        and game.turn_deadline <= (now or timezone.now())
+    )
 
 
 def _round_deal(*, game: Game, state: engine.MatchState) -> tuple[engine.MatchState, list, Round]:
@@ -96,24 +145,17 @@ def _match_start(*, game: Game) -> None:
     game.state = state.to_dict()
     game.status = GameStatus.ACTIVE
     game.started_at = timezone.now()
-    _set_turn(game, state)
+    _set_turn(game, state, restart=True)
 
 
 def _ai_turn_schedule_if_due(*, game: Game) -> None:
-    """Call-point "it is now an AI seat's turn": queue the AI's move after this transaction commits.
-
-    The async work (Celery task with retries and deadlines) replaces ``games.ai_play.ai_turn_dispatch``;
-    the expected version makes a duplicate delivery a no-op.
-    """
-    if game.status != GameStatus.ACTIVE or game.to_act_seat is None:
+    """If an AI seat is to act, queue ``games.tasks.ai_turn_play`` for the game at its current
+    version after this transaction commits (a duplicate or stale delivery is a no-op)."""
+    if game.status != GameStatus.ACTIVE or not game.awaiting_ai:
         return
-    player = game.player0 if game.to_act_seat == 0 else game.player1
-    if player is None or not player.is_ai:
-        return
-    from .ai_play import ai_turn_dispatch
+    from .tasks import ai_turn_play as ai_turn_play_task
 
-    game_id, version = game.pk, game.version
-    transaction.on_commit(lambda: ai_turn_dispatch(game_id=game_id, expected_version=version))
+    enqueue_after_commit(ai_turn_play_task, game_id=game.pk, expected_version=game.version)
 
 
 def _request_hash(payload: Any) -> str:
@@ -139,10 +181,11 @@ def game_create(
     creator: Player,
     kind: str,
     opponent_name: str | None = None,
-    ai_level: str = "medium",
+    ai_level: str = AI_LEVEL_DEFAULT,
     rules: dict | None = None,
     move_time_limit: int | None = None,
-    timeout_policy: str = TimeoutPolicy.FORFEIT_MATCH,
+    timeout_policy: str = TimeoutPolicy.FORFEIT,
+    auto_play_limit: int | None = None,
     invitation_ttl: int | None = None,
     decks: list | None = None,
     first_dealer: int | None = None,
@@ -153,10 +196,14 @@ def game_create(
     ``kind``: ``"ai"`` (starts at once against the AI of ``ai_level``), ``"invite"`` (the player
     named ``opponent_name`` accepts or declines before ``invitation_ttl`` seconds) or ``"open"``
     (an open challenge any other player may accept from the lobby). ``rules``: a RuleSet dict
-    (RULES.md options). ``move_time_limit``: seconds per move or None. ``decks`` (52 card codes
+    (RULES.md options). ``move_time_limit``: seconds per turn (``OKGIN_MOVE_TIME_LIMIT_MIN`` to
+    ``_MAX``: a minute to 14 days) or None; ``timeout_policy``: ``forfeit`` or ``auto_play`` (at most
+    ``auto_play_limit`` consecutive auto-played turns, default ``OKGIN_AUTO_PLAY_LIMIT_DEFAULT``, then
+    the next timeout forfeits). ``decks`` (52 card codes
     each, used for rounds 1, 2, ...) and ``first_dealer`` (0/1) are for staff only
     (``allow_preset_deal``). Raises ``ServiceError`` (``bad_rules``, ``bad_deck``, ``bad_ai_level``),
-    ``NotFound`` (no such opponent), ``Forbidden`` (``staff_only``), ``Conflict`` (``invalid_opponent``).
+    ``NotFound`` (no such opponent), ``Forbidden`` (``staff_only``), ``Conflict`` (``invalid_opponent``),
+    ``ServiceError`` ``validation_error`` (time limit or policy out of range).
     """
     if (decks or first_dealer is not None) and not allow_preset_deal:
         raise Forbidden("Only staff may choose the deck order or the first dealer.", code="staff_only")
@@ -168,6 +215,16 @@ def game_create(
         raise ServiceError("Unknown kind of game.", code="validation_error")
     if first_dealer is not None and first_dealer not in (0, 1):
         raise ServiceError("first_dealer must be 0 or 1.", code="validation_error")
+    if move_time_limit is not None and not (
+        settings.OKGIN_MOVE_TIME_LIMIT_MIN <= move_time_limit <= settings.OKGIN_MOVE_TIME_LIMIT_MAX
+    ):
+        raise ServiceError("move_time_limit must be from 60 seconds to 14 days.", code="validation_error")
+    if timeout_policy not in TimeoutPolicy.values:
+        raise ServiceError("Unknown timeout_policy.", code="validation_error")
+    if auto_play_limit is None:
+        auto_play_limit = settings.OKGIN_AUTO_PLAY_LIMIT_DEFAULT
+    if not 0 <= auto_play_limit <= 100:
+        raise ServiceError("auto_play_limit must be from 0 to 100.", code="validation_error")
     game = Game(
         kind=kind,
         player0=creator,
@@ -175,6 +232,7 @@ def game_create(
         variant=ruleset.variant,
         move_time_limit=move_time_limit,
         timeout_policy=timeout_policy,
+        auto_play_limit=auto_play_limit,
         preset_decks=_validate_decks(decks),
         first_dealer=first_dealer,
     )
@@ -198,6 +256,10 @@ def game_create(
         game.status = GameStatus.INVITED
         game.invitation_expires_at = timezone.now() + timedelta(seconds=ttl)
     game.save()
+    if kind == GameKind.INVITE:
+        events_create(notices=game_notices.invitation_notice(game, EventKind.INVITATION_RECEIVED))
+    elif kind == GameKind.AI:
+        events_create(notices=game_notices.start_notices(game))
     _ai_turn_schedule_if_due(game=game)
     return game
 
@@ -224,6 +286,8 @@ def invitation_accept(*, game_id: int, player: Player) -> Game:
     game.invitation_expires_at = None
     game.version += 1
     game.save()
+    events_create(notices=game_notices.invitation_notice(game, EventKind.INVITATION_ACCEPTED)
+                  + game_notices.start_notices(game))
     return game
 
 
@@ -238,6 +302,7 @@ def invitation_decline(*, game_id: int, player: Player) -> Game:
     game.status = GameStatus.DECLINED
     game.version += 1
     game.save()
+    events_create(notices=game_notices.invitation_notice(game, EventKind.INVITATION_DECLINED))
     return game
 
 
@@ -273,6 +338,7 @@ def game_resign(*, game_id: int, player: Player) -> Game:
     _match_finish(game=game, winner_seat=1 - seat, reason=EndReason.RESIGNED)
     game.version += 1
     game.save()
+    events_create(notices=game_notices.match_over_notices(game))
     return game
 
 
@@ -281,8 +347,7 @@ def _match_finish(*, game: Game, winner_seat: int, reason: str) -> None:
     game.winner_seat = winner_seat
     game.end_reason = reason
     game.finished_at = timezone.now()
-    game.to_act_seat = None
-    game.turn_deadline = None
+    _turn_clear(game)
 
 
 # --- actions ---------------------------------------------------------------------------------
@@ -298,9 +363,11 @@ class ActionResponse:
     replayed: bool = False
 
 
-def _action_apply(*, game: Game, seat: int, action: Any) -> list[dict]:
+def _action_apply(*, game: Game, seat: int, action: Any, auto_played: bool = False) -> list[dict]:
     """Apply one action to the locked ``game`` row: append the Move, close the round and deal the
-    next one when it ends (R3.2, R3.3), finish the match (R10.1), bump the version.
+    next one when it ends (R3.2, R3.3), finish the match (R10.1), start the next turn's clock, bump
+    the version, and write the notification events. An action the player chose (not
+    ``auto_played`` for them after a timeout) resets their count of consecutive auto-played turns.
 
     Returns the events (unredacted dicts). Raises the engine's ``EngineError`` before any write.
     """
@@ -315,7 +382,10 @@ def _action_apply(*, game: Game, seat: int, action: Any) -> list[dict]:
         seat=seat,
         action=action.to_dict(),
         events=[e.to_dict() for e in events],
+        auto_played=auto_played,
     )
+    if not auto_played:
+        game.auto_played_set(seat, 0)
     event_dicts = [e.to_dict() for e in events]
     ended = next((e for e in events if e.type == "round_ended"), None)
     if ended is not None:
@@ -330,19 +400,30 @@ def _action_apply(*, game: Game, seat: int, action: Any) -> list[dict]:
     game.score0, game.score1 = new_state.scores
     if new_state.phase == "match_over":
         _match_finish(game=game, winner_seat=new_state.winner, reason=EndReason.TARGET_SCORE)
-    elif new_state.phase == "deal":
+    dealt = False
+    if new_state.phase == "deal":
         new_state, deal_events, _ = _round_deal(game=game, state=new_state)
         event_dicts += [e.to_dict() for e in deal_events]
+        dealt = True
     game.state = new_state.to_dict()
     game.dealer = new_state.round.dealer if new_state.round else new_state.dealer
-    if game.status == GameStatus.ACTIVE:
-        _set_turn(game, new_state)
+    turn_started = _set_turn(game, new_state, restart=dealt) if game.status == GameStatus.ACTIVE else False
     game.version += 1
     game.save()
+    events_create(notices=game_notices.action_notices(
+        game=game, seat=seat, action=action.to_dict(), events=event_dicts, turn_started=turn_started,
+    ))
     return event_dicts
 
 
-@transaction.atomic
+class TurnExpired(Conflict):
+    """The deadline of the turn passed before the action arrived (409 ``turn_expired``); the
+    timeout was applied instead and the action was not."""
+
+    code = "turn_expired"
+    default_message = "The time for this turn ran out before your action arrived; the timeout was applied."
+
+
 def action_submit(
     *,
     game_id: int,
@@ -350,6 +431,8 @@ def action_submit(
     expected_version: int,
     action: dict,
     idempotency_key: str | None = None,
+    auto_played: bool = False,
+    schedule_ai: bool = True,
 ) -> ActionResponse:
     """Apply ``player``'s ``action`` (engine JSON form) to the game if it is at ``expected_version``.
 
@@ -360,8 +443,27 @@ def action_submit(
     redacted for the player). Raises ``NotFound`` (not seated), ``Conflict`` ``game_not_active``,
     ``StaleVersion``, ``ServiceError`` ``idempotency_key_reused`` (422), or the engine's errors
     (``malformed_action``, ``not_your_turn``, ``illegal_action``, ``knock_over_limit``, ... with the rule).
-    Nothing is written when it raises.
+    Nothing of the action is written when it raises. ``TurnExpired`` (409 ``turn_expired``) when the
+    turn's deadline had passed: then the timeout is applied and committed (under the same lock)
+    instead of the action.
+
+    Used for people's requests, for the AI's turns (``ai_turn_play``) and for turns auto-played
+    after a timeout (``auto_played=True``: no deadline check, the player's count of consecutive
+    auto-played turns is kept). ``schedule_ai=False``: the caller queues the AI's next turn itself.
     """
+    with transaction.atomic():
+        response = _action_submit_locked(
+            game_id=game_id, player=player, expected_version=expected_version, action=action,
+            idempotency_key=idempotency_key, auto_played=auto_played, schedule_ai=schedule_ai,
+        )
+    if response is None:
+        raise TurnExpired()
+    return response
+
+
+def _action_submit_locked(
+    *, game_id, player, expected_version, action, idempotency_key, auto_played, schedule_ai,
+) -> ActionResponse | None:
     game = _game_lock(game_id=game_id)
     seat = game.seat_of(player)
     if seat is None:
@@ -379,10 +481,13 @@ def action_submit(
             return ActionResponse(status=record.response_status, body=record.response_body, replayed=True)
     if game.status != GameStatus.ACTIVE:
         raise Conflict("The game is not in play.", code="game_not_active")
+    if not auto_played and _turn_expired(game):
+        _turn_timeout_apply(game=game)
+        return None
     if expected_version != game.version:
         raise StaleVersion(detail={"current_version": game.version})
     parsed = engine.action_from_dict(action)
-    events = _action_apply(game=game, seat=seat, action=parsed)
+    events = _action_apply(game=game, seat=seat, action=parsed, auto_played=auto_played)
     body = {
         "game": game_detail_dict(game, seat),
         "events": [engine.redact_event(e, seat) for e in events],
@@ -396,43 +501,133 @@ def action_submit(
             response_status=200,
             response_body=body,
         )
-    _ai_turn_schedule_if_due(game=game)
+    if schedule_ai:
+        _ai_turn_schedule_if_due(game=game)
     return ActionResponse(status=200, body=body)
 
 
-@transaction.atomic
-def ai_turn_play(*, game_id: int, expected_version: int) -> bool:
-    """Play one action for the AI seat to act, if the game is still at ``expected_version``.
+AI_TURN_MAX_ACTIONS = 40  # per task; a longer run is continued by a fresh task
 
-    A duplicate or late call (version moved on, not an AI's turn, game over) is a no-op returning
-    False. The policy is ``games.engine.ai.get_policy(level).choose(view)`` when the engine ships
-    it, else a uniformly random legal action. Queues the AI's next turn if it acts again.
+
+def ai_turn_play(*, game_id: int, expected_version: int) -> int:
+    """Play the AI seat's actions in ``game_id`` while it keeps the turn (the upcard protocol, draw
+    and discard, the first turn of the next round), starting at ``expected_version``.
+
+    Each action: lock the game row, check that it is still at the expected version with an AI to
+    act (else stop: a duplicate or stale delivery is a no-op), ask the AI policy using only that
+    seat's ``player_view``, and submit through ``action_submit`` like a person's request, in one
+    transaction. Returns the number of actions played (0 for a no-op). Safe to run twice, late,
+    or concurrently: each version gets at most one action.
     """
-    game = _game_lock(game_id=game_id)
-    if game.version != expected_version or game.status != GameStatus.ACTIVE or game.to_act_seat is None:
-        return False
-    seat = game.to_act_seat
-    ai = game.player0 if seat == 0 else game.player1
-    if not ai.is_ai:
-        return False
-    state = _state_of(game)
-    action = _ai_choose(level=ai.ai_level, state=state, seat=seat)
-    _action_apply(game=game, seat=seat, action=action)
-    _ai_turn_schedule_if_due(game=game)
-    return True
+    played = 0
+    version = expected_version
+    while True:
+        with transaction.atomic():
+            game = _game_lock(game_id=game_id)
+            if game.version != version or game.status != GameStatus.ACTIVE or not game.awaiting_ai:
+                return played
+            if played >= AI_TURN_MAX_ACTIONS:
+                _ai_turn_schedule_if_due(game=game)
+                return played
+            seat = game.to_act_seat
+            ai = game.player_at(seat)
+            view = engine.player_view(_state_of(game), seat)
+            action = ai_action_choose(level=ai.ai_level, view=view)
+            response = _ai_submit(game_id=game_id, player=ai, version=version, action=action, view=view)
+            version = response.body["game"]["version"]
+            played += 1
 
 
-def _ai_choose(*, level: str, state: engine.MatchState, seat: int):
-    view = engine.player_view(state, seat)
+def _ai_submit(*, game_id: int, player: Player, version: int, action, view, auto_played: bool = False):
+    """Submit the AI's ``action``; if the engine refuses it (a policy bug), log and submit a random
+    legal action instead so the turn cannot get stuck."""
     try:
-        from games.engine.ai import get_policy  # provided by the engine when ready
-    except ImportError:
-        get_policy = None
-    if get_policy is not None:
-        try:
-            policy = get_policy(level)
-        except (KeyError, ValueError):
-            policy = get_policy("random") if level != "random" else None
-        if policy is not None:
-            return policy.choose(view)
-    return _system_random.choice(list(view.legal_actions))
+        with transaction.atomic():
+            return action_submit(game_id=game_id, player=player, expected_version=version,
+                                 action=action.to_dict(), auto_played=auto_played, schedule_ai=False)
+    except engine.EngineError as exc:
+        logger.error("AI action %r refused (%s); playing a random legal action", action, exc)
+        fallback = _system_random.choice(list(view.legal_actions))
+        return action_submit(game_id=game_id, player=player, expected_version=version,
+                             action=fallback.to_dict(), auto_played=auto_played, schedule_ai=False)
+
+
+# --- deadlines -------------------------------------------------------------------------------
+
+
+def _turn_timeout_apply(*, game: Game) -> str:
+    """End the expired turn of the locked ``game`` by its timeout policy; returns ``"forfeit"`` or
+    ``"auto_played"``.
+
+    ``forfeit``: the opponent wins the match (end reason ``timeout``). ``auto_play``: the AI
+    (``OKGIN_AUTO_PLAY_LEVEL``, from the absent player's view only) plays the whole turn for them
+    through ``action_submit``; when they already had ``auto_play_limit`` consecutive auto-played
+    turns the match is forfeited instead. Writes ``timeout`` (and ``match_over``) events.
+    """
+    seat = game.to_act_seat
+    player = game.player_at(seat)
+    count = game.auto_played(seat)
+    if game.timeout_policy == TimeoutPolicy.FORFEIT or count >= game.auto_play_limit:
+        _match_finish(game=game, winner_seat=1 - seat, reason=EndReason.TIMEOUT)
+        game.version += 1
+        game.save()
+        events_create(notices=game_notices.timeout_notices(game=game, seat=seat, result="forfeit")
+                      + game_notices.match_over_notices(game))
+        return "forfeit"
+    game.auto_played_set(seat, count + 1)
+    game.save(update_fields=["auto_played0", "auto_played1"])
+    events_create(notices=game_notices.timeout_notices(game=game, seat=seat, result="auto_played"))
+    turn = game.turn_started_at
+    while game.status == GameStatus.ACTIVE and game.to_act_seat == seat and game.turn_started_at == turn:
+        view = engine.player_view(_state_of(game), seat)
+        action = ai_action_choose(level=settings.OKGIN_AUTO_PLAY_LEVEL, view=view)
+        _ai_submit(game_id=game.pk, player=player, version=game.version, action=action, view=view,
+                   auto_played=True)
+        game = _game_lock(game_id=game.pk)  # the row as action_submit left it (lock already held)
+    _ai_turn_schedule_if_due(game=game)
+    return "auto_played"
+
+
+def turn_timeout(*, game_id: int, expected_version: int | None = None) -> str | None:
+    """End ``game_id``'s turn if its deadline has passed (and, given ``expected_version``, the game
+    is still at it): see ``_turn_timeout_apply``. Takes the game's row lock, like an action, so a
+    move that arrives at the deadline and the timeout never both apply: whichever locks first wins
+    and the other finds the deadline moved (or the version changed) and does nothing.
+
+    Returns ``"forfeit"``, ``"auto_played"``, or None when there was nothing to do.
+    """
+    with transaction.atomic():
+        game = _game_lock(game_id=game_id)
+        if expected_version is not None and game.version != expected_version:
+            return None
+        if not _turn_expired(game):
+            return None
+        return _turn_timeout_apply(game=game)
+
+
+def game_deadline_enforce(*, game: Game) -> Game:
+    """Without beat, deadlines are enforced on access: if ``game`` (as just read) has an expired
+    turn, apply the timeout and return the game read again; else return ``game`` unchanged (no
+    query)."""
+    if not _turn_expired(game):
+        return game
+    turn_timeout(game_id=game.pk)
+    return Game.objects.select_related("player0", "player1").get(pk=game.pk)
+
+
+def deadline_reminder_send(*, game_id: int) -> bool:
+    """Write the ``deadline_near`` event of ``game_id``'s current turn if its reminder time has
+    passed and it was not sent yet (once per turn: ``turn_reminder_at`` is cleared). Returns True
+    if sent."""
+    with transaction.atomic():
+        game = _game_lock(game_id=game_id)
+        now = timezone.now()
+        if game.status != GameStatus.ACTIVE or game.turn_reminder_at is None or game.turn_reminder_at > now:
+            return False
+        if game.turn_deadline is None or game.turn_deadline <= now:
+            return False  # the timeout itself is due; it says more than a reminder
+        game.turn_reminder_at = None
+        game.save(update_fields=["turn_reminder_at"])
+        events_create(notices=game_notices.deadline_near_notice(
+            game, (game.turn_deadline - now).total_seconds()))
+        return True

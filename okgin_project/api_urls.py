@@ -4,4 +4,5 @@ from django.urls import include, path
 urlpatterns = [
     path("", include("players.urls")),
     path("", include("games.urls")),
+    path("", include("notifications.urls")),
 ]

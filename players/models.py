@@ -4,11 +4,20 @@ from django.db import models
 from django.db.models import Q
 
 
+class AiLevel(models.TextChoices):
+    """Strength of an AI opponent; each is a policy of ``games.engine.ai.get_policy(level)``."""
+
+    RANDOM = "random", "random legal actions"
+    SIMPLE = "simple", "simple heuristics"
+    STRONG = "strong", "strong (search within a time budget)"
+
+
 class Player(models.Model):
     """A seat-holder in games: a registered person (``user``) or an AI opponent (``is_ai``).
 
     ``name`` is the public handle used to invite a player (a person's username; ``ai-<level>``
-    for AI opponents). Constraint: a person has a user and no AI level; an AI has a level and no user.
+    for AI opponents, ``level`` one of ``AiLevel``: random, simple, strong). Constraint: a person
+    has a user and no AI level; an AI has a level and no user.
     """
 
     user = models.OneToOneField(
@@ -16,7 +25,7 @@ class Player(models.Model):
     )
     name = models.CharField(max_length=150, unique=True)
     is_ai = models.BooleanField(default=False)
-    ai_level = models.CharField(max_length=32, blank=True, default="")
+    ai_level = models.CharField(max_length=32, blank=True, default="", choices=AiLevel.choices)
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:

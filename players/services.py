@@ -5,9 +5,10 @@ from django.db import IntegrityError, transaction
 
 from okgin_project.errors import Conflict, ServiceError
 
-from .models import Player
+from .models import AiLevel, Player
 
-AI_LEVELS = ("random", "easy", "medium", "hard")
+AI_LEVELS: tuple[str, ...] = tuple(AiLevel.values)  # ("random", "simple", "strong")
+AI_LEVEL_DEFAULT = AiLevel.STRONG.value
 
 
 @transaction.atomic

@@ -2,7 +2,10 @@
 
 Environment variables: ``DATABASE_URL`` (absent: SQLite file and in-process tasks, the embedded
 default), ``REDIS_URL`` (Celery broker and result backend), ``SECRET_KEY``, ``DEBUG``,
-``ALLOWED_HOSTS`` (comma separated), ``CELERY_TASK_ALWAYS_EAGER``, ``INVITATION_TTL_SECONDS``.
+``ALLOWED_HOSTS`` (comma separated), ``CELERY_TASK_ALWAYS_EAGER``, ``INVITATION_TTL_SECONDS``,
+``AI_TIME_BUDGET`` (seconds per AI decision; unset: the policy's default), ``AUTO_PLAY_LEVEL``,
+``AI_SWEEP_AFTER_SECONDS``, ``SWEEP_INTERVAL_SECONDS``, ``WEBHOOK_MAX_ATTEMPTS``,
+``WEBHOOK_BACKOFF_SECONDS``, ``WEBHOOK_TIMEOUT_SECONDS``.
 """
 from datetime import timedelta
 from pathlib import Path
@@ -38,6 +41,7 @@ INSTALLED_APPS = [
     "drf_spectacular_sidecar",
     "players",
     "games",
+    "notifications",
 ]
 
 MIDDLEWARE = [
@@ -118,6 +122,12 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
     "SCHEMA_PATH_PREFIX": r"/api/v1",
+    "ENUM_NAME_OVERRIDES": {
+        "GameStatusEnum": "games.models.GameStatus",
+        "GameKindEnum": "games.models.GameKind",
+        "EventKindEnum": "notifications.models.EventKind",
+        "DeliveryStatusEnum": "notifications.models.DeliveryStatus",
+    },
 }
 
 # --- Celery ---------------------------------------------------------------------------------
@@ -128,16 +138,42 @@ CELERY_ACCEPT_CONTENT = ["json"]
 CELERY_TASK_SERIALIZER = "json"
 CELERY_RESULT_SERIALIZER = "json"
 CELERY_TIMEZONE = "UTC"
-CELERY_TASK_TIME_LIMIT = 60  # seconds, hard
-CELERY_TASK_SOFT_TIME_LIMIT = 45  # seconds
+CELERY_TASK_TIME_LIMIT = 60  # seconds, hard (the task's process is killed)
+CELERY_TASK_SOFT_TIME_LIMIT = 45  # seconds (SoftTimeLimitExceeded is raised in the task)
 CELERY_TASK_ACKS_LATE = True
+CELERY_TASK_REJECT_ON_WORKER_LOST = True
+CELERY_TASK_IGNORE_RESULT = True  # tasks report through the database, not results
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
+CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
+CELERY_BROKER_TRANSPORT_OPTIONS = {
+    "visibility_timeout": 600,  # seconds before an unacknowledged message is delivered again
+    "socket_connect_timeout": 2,
+    "socket_timeout": 5,
+}
+CELERY_TASK_PUBLISH_RETRY_POLICY = {"max_retries": 2, "interval_start": 0.1, "interval_step": 0.2}
+SWEEP_INTERVAL_SECONDS = env.float("SWEEP_INTERVAL_SECONDS", default=5.0)
+CELERY_BEAT_SCHEDULE = {
+    "ai-turns-sweep": {"task": "games.ai_turns_sweep", "schedule": SWEEP_INTERVAL_SECONDS},
+    "deadlines-sweep": {"task": "games.deadlines_sweep", "schedule": SWEEP_INTERVAL_SECONDS},
+    "webhook-deliveries-sweep": {"task": "notifications.webhook_deliveries_sweep", "schedule": 60.0},
+}
 # Embedded default: no DATABASE_URL means no broker either; tasks run in-process.
 CELERY_TASK_ALWAYS_EAGER = env.bool("CELERY_TASK_ALWAYS_EAGER", default=not USES_EXTERNAL_DATABASE)
 CELERY_TASK_EAGER_PROPAGATES = True
 
 # --- okgin ----------------------------------------------------------------------------------
 OKGIN_INVITATION_TTL_SECONDS = env.int("INVITATION_TTL_SECONDS", default=7 * 24 * 3600)
+OKGIN_MOVE_TIME_LIMIT_MIN = 60  # seconds per turn: from a minute...
+OKGIN_MOVE_TIME_LIMIT_MAX = 14 * 24 * 3600  # ...to 14 days
+OKGIN_AUTO_PLAY_LIMIT_DEFAULT = 3  # consecutive auto-played turns before the next timeout forfeits
+OKGIN_AUTO_PLAY_LEVEL = env.str("AUTO_PLAY_LEVEL", default="strong")  # AI level playing for the absent
+OKGIN_DEADLINE_REMINDER_FRACTION = 0.8  # deadline_near event when this share of the time has passed
+OKGIN_AI_TIME_BUDGET = env.float("AI_TIME_BUDGET", default=None)  # seconds; None: policy default
+OKGIN_AI_SWEEP_AFTER_SECONDS = env.float("AI_SWEEP_AFTER_SECONDS", default=5.0)
+OKGIN_WEBHOOK_MAX_ATTEMPTS = env.int("WEBHOOK_MAX_ATTEMPTS", default=6)
+OKGIN_WEBHOOK_BACKOFF_SECONDS = env.float("WEBHOOK_BACKOFF_SECONDS", default=10.0)  # 10, 20, 40...
+OKGIN_WEBHOOK_TIMEOUT_SECONDS = env.float("WEBHOOK_TIMEOUT_SECONDS", default=5.0)
+OKGIN_WEBHOOKS_PER_PLAYER = 5
 
 LOGGING = {
     "version": 1,

@@ -10,7 +10,7 @@ from tests.games.factories import player_make
 def test_ai_answers_until_it_is_the_persons_turn(django_capture_on_commit_callbacks):
     me = player_make("carol")
     with django_capture_on_commit_callbacks(execute=True):
-        game = services.game_create(creator=me, kind="ai", ai_level="easy")
+        game = services.game_create(creator=me, kind="ai", ai_level="simple")
     for _ in range(30):
         game = Game.objects.get(pk=game.pk)
         if game.status != "active":
