@@ -97,3 +97,11 @@ def test_full_match_from_registration_to_winner(anon):
     }
     mine = bob.get("/api/v1/me/stats/").json()
     assert (mine["matches_played"], mine["matches_won"], mine["points"]) == (1, 0, 0)
+
+    # The event feed told bob of both rounds' results and of the end of the match (issue 4).
+    feed = bob.get("/api/v1/events/", {"after": 0, "limit": 200}).json()["results"]
+    over = [(e["data"]["round"], e["data"]["outcome"], e["data"]["points"], e["data"]["scores"])
+            for e in feed if e["kind"] == "round_over"]
+    assert over == [(1, "knock", 30, [30, 0]), (2, "gin", 123, [153, 0])]
+    assert feed[-1]["kind"] == "match_over" and feed[-1]["data"]["you_won"] is False
+    assert feed[-1]["data"]["scores"] == [153, 0]

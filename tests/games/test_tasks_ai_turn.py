@@ -1,0 +1,121 @@
+"""games/tasks.py (eager, task bodies): the AI's turn task is a no-op when delivered twice or late,
+plays only while the AI keeps the turn, and the sweep recovers a lost task exactly once."""
+from datetime import timedelta
+
+import pytest
+from django.utils import timezone
+
+from games import engine, services, tasks
+from games.models import Game, Move
+from tests.games.factories import DECK, player_make
+
+
+def _ai_game():
+    """An AI game on DECK where the person (seat 0, non-dealer) acts first; the AI is seat 1."""
+    me = player_make()
+    game = services.game_create(creator=me, kind="ai", ai_level="random", decks=[DECK], first_dealer=1,
+                                allow_preset_deal=True)
+    return me, game
+
+
+def _person_passes(me, game):
+    return services.action_submit(game_id=game.pk, player=me, expected_version=game.version,
+                                  action={"type": "pass"})
+
+
+@pytest.mark.django_db
+def test_action_making_it_the_ais_turn_queues_one_task_with_the_expected_version(django_capture_on_commit_callbacks):
+    with django_capture_on_commit_callbacks(execute=False) as created:
+        me, game = _ai_game()
+    assert created == []  # the person acts first: nothing queued
+    with django_capture_on_commit_callbacks(execute=False) as callbacks:
+        _person_passes(me, game)
+    game = Game.objects.get(pk=game.pk)
+    assert game.to_act_seat == 1 and game.awaiting_ai and game.turn_deadline is None
+    assert len(callbacks) == 1  # exactly one task, queued after commit (not run: callbacks not executed)
+    assert Move.objects.filter(game=game, seat=1).count() == 0
+
+
+@pytest.mark.django_db
+def test_ai_task_delivered_twice_plays_once(django_capture_on_commit_callbacks):
+    with django_capture_on_commit_callbacks(execute=False):
+        me, game = _ai_game()
+        _person_passes(me, game)
+    queued_at = Game.objects.get(pk=game.pk).version
+    # The AI (dealer, R5) must take or pass the upcard; a pass makes it the person's turn again.
+    assert tasks.ai_turn_play.apply(kwargs={"game_id": game.pk, "expected_version": queued_at}).get() >= 1
+    after_first = Game.objects.get(pk=game.pk)
+    moves_after_first = Move.objects.filter(game=game).count()
+    assert after_first.version > queued_at and not after_first.awaiting_ai and after_first.to_act_seat == 0
+    # The duplicate delivery (same version) and a stale one do nothing.
+    assert tasks.ai_turn_play.apply(kwargs={"game_id": game.pk, "expected_version": queued_at}).get() == 0
+    assert tasks.ai_turn_play.apply(kwargs={"game_id": game.pk, "expected_version": queued_at - 1}).get() == 0
+    assert Move.objects.filter(game=game).count() == moves_after_first
+    assert Game.objects.get(pk=game.pk).version == after_first.version
+    # Moves are consecutive, the AI's all by seat 1 and each one version step.
+    seqs = list(Move.objects.filter(game=game).values_list("seq", flat=True))
+    assert seqs == list(range(1, len(seqs) + 1))
+    assert after_first.version == 1 + len(seqs)  # an AI game starts at version 1; +1 per move
+
+
+@pytest.mark.django_db
+def test_ai_keeps_playing_while_it_keeps_the_turn(django_capture_on_commit_callbacks):
+    with django_capture_on_commit_callbacks(execute=False):
+        me, game = _ai_game()
+        _person_passes(me, game)
+    version = Game.objects.get(pk=game.pk).version
+    tasks.ai_turn_play.apply(kwargs={"game_id": game.pk, "expected_version": version})
+    ai_moves = list(Move.objects.filter(game=game, seat=1).values_list("action", flat=True))
+    if ai_moves[0]["type"] == "take_upcard":
+        # took the upcard: the AI must discard in the same turn (R5.2, R6.2)
+        assert [m["type"] for m in ai_moves] in (["take_upcard", "discard"], ["take_upcard", "knock"])
+    else:
+        assert [m["type"] for m in ai_moves] == ["pass"]
+    game = Game.objects.get(pk=game.pk)
+    assert game.status == "finished" or game.to_act_seat == 0
+
+
+@pytest.mark.django_db
+def test_sweep_requeues_a_lost_ai_task_once(django_capture_on_commit_callbacks):
+    with django_capture_on_commit_callbacks(execute=False):  # the task is "lost": never sent
+        me, game = _ai_game()
+        _person_passes(me, game)
+    assert tasks.ai_turns_sweep.apply(kwargs={"min_age_seconds": 5}).get() == 0  # not due for 5 s yet
+    Game.objects.filter(pk=game.pk).update(turn_started_at=timezone.now() - timedelta(seconds=6))
+    before = Move.objects.filter(game=game).count()
+    assert tasks.ai_turns_sweep.apply(kwargs={"min_age_seconds": 5}).get() == 1
+    game = Game.objects.get(pk=game.pk)
+    assert not game.awaiting_ai and Move.objects.filter(game=game).count() > before
+    assert tasks.ai_turns_sweep.apply(kwargs={"min_age_seconds": 0}).get() == 0  # nothing left to recover
+
+
+@pytest.mark.django_db
+def test_ai_policy_sees_only_its_player_view(monkeypatch, django_capture_on_commit_callbacks):
+    seen = []
+
+    def spy(*, level, view):
+        seen.append(view)
+        return view.legal_actions[-1]
+
+    monkeypatch.setattr(services, "ai_action_choose", spy)
+    with django_capture_on_commit_callbacks(execute=False):
+        me, game = _ai_game()
+        _person_passes(me, game)
+    tasks.ai_turn_play.apply(kwargs={"game_id": game.pk, "expected_version": Game.objects.get(pk=game.pk).version})
+    assert seen and all(isinstance(v, engine.PlayerView) and v.seat == 1 for v in seen)
+    # The view holds the AI's own ten cards, never seat 0's (AC..9C 5H on DECK).
+    assert not {c.code for c in seen[0].hand} & {"AC", "2C", "3C", "4C", "5C", "6C", "7C", "8C", "9C", "5H"}
+
+
+@pytest.mark.django_db
+def test_ai_level_is_random_simple_or_strong_and_shown(alice):
+    r = alice.post("/api/v1/games/new/", {"kind": "ai"}, format="json")
+    assert r.status_code == 201
+    assert r.json()["seats"][1] == {"seat": 1, "name": "ai-strong", "is_ai": True, "ai_level": "strong"}
+    assert r.json()["seats"][0]["ai_level"] is None
+    r = alice.post("/api/v1/games/new/", {"kind": "ai", "ai_level": "simple"}, format="json")
+    assert r.json()["seats"][1]["ai_level"] == "simple"
+    n = Game.objects.count()
+    r = alice.post("/api/v1/games/new/", {"kind": "ai", "ai_level": "medium"}, format="json")
+    assert r.status_code == 400 and r.json()["error"]["code"] == "validation_error"
+    assert Game.objects.count() == n

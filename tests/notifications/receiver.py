@@ -1,0 +1,52 @@
+"""A webhook receiver on loopback for tests: records each POST (body, headers) and answers the
+status codes it is told to, in order (then 200)."""
+from __future__ import annotations
+
+import hashlib
+import hmac
+import json
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+
+class Receiver:
+    def __init__(self, statuses=()):
+        self.statuses = list(statuses)
+        self.requests: list[dict] = []
+        self.lock = threading.Lock()
+        receiver = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_POST(self):  # noqa: N802
+                body = self.rfile.read(int(self.headers.get("Content-Length", 0)))
+                with receiver.lock:
+                    receiver.requests.append({"body": body, "headers": dict(self.headers)})
+                    status = receiver.statuses.pop(0) if receiver.statuses else 200
+                self.send_response(status)
+                self.send_header("Content-Length", "0")
+                self.end_headers()
+
+            def log_message(self, *args):
+                pass
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/hook"
+        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+
+    def __enter__(self):
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc):
+        self.server.shutdown()
+        self.server.server_close()
+
+    def verified(self, secret: str) -> list[dict]:
+        """The JSON bodies of requests whose X-Okgin-Signature is the HMAC-SHA256 of the body with
+        ``secret`` (computed here independently); raises AssertionError on a bad signature."""
+        out = []
+        for req in self.requests:
+            expected = "sha256=" + hmac.new(secret.encode(), req["body"], hashlib.sha256).hexdigest()
+            assert hmac.compare_digest(req["headers"]["X-Okgin-Signature"], expected), "bad signature"
+            out.append(json.loads(req["body"]))
+        return out
