@@ -2,8 +2,8 @@
 every action, replay, exact legal-action listing, and the meld search against an independent brute
 force (``support.brute_*``, which shares no code with ``games/engine/melds.py``).
 
-Profiles: the default keeps the whole engine suite well under two minutes on two cores; set
-``HYPOTHESIS_PROFILE=thorough`` for a longer local run.
+Profiles: the default keeps the whole engine suite well under two minutes on two cores;
+``HYPOTHESIS_PROFILE=ci`` derandomizes, ``HYPOTHESIS_PROFILE=thorough`` runs ten times the examples.
 """
 import itertools
 import json
@@ -21,16 +21,17 @@ from games.engine.melds import mask_knock_deadwoods, validate_meld
 
 from .support import all_cards_accounted, brute_best_knock, brute_defence, brute_is_meld, brute_min_deadwood, choose
 
-settings.register_profile("default", deadline=None, suppress_health_check=[HealthCheck.too_slow])
-settings.register_profile("ci", deadline=None, suppress_health_check=[HealthCheck.too_slow], derandomize=True)
-settings.register_profile("thorough", deadline=None, suppress_health_check=[HealthCheck.too_slow],
-                          max_examples=1000)
-settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "default"))
+settings.register_profile("ci", derandomize=True)
+settings.register_profile("thorough", max_examples=1000)
+if os.environ.get("HYPOTHESIS_PROFILE") in ("ci", "thorough"):
+    settings.load_profile(os.environ["HYPOTHESIS_PROFILE"])
 
 
-def scaled(n: int) -> int:
-    """Example counts: the profile's max_examples (100 by default) scales each test's own budget."""
-    return max(1, n * settings.default.max_examples // 100)
+def scaled(n: int) -> settings:
+    """This module's settings: no deadline (timing is for benchmarks), and ``n`` examples scaled by
+    the active profile's max_examples (100 by default, 1000 under ``thorough``)."""
+    return settings(max_examples=max(1, n * settings.default.max_examples // 100), deadline=None,
+                    suppress_health_check=[HealthCheck.too_slow])
 
 
 RULE_SETS = st.sampled_from([
@@ -89,7 +90,7 @@ def play_match(seed: int, rules: RuleSet, max_rounds: int | None = None):
     return state, first, decks, moves
 
 
-@settings(max_examples=scaled(40))
+@scaled(40)
 @given(seed=st.integers(0, 2**32 - 1), rules=RULE_SETS)
 def test_random_matches_play_to_the_end_and_replay(seed, rules):
     """R3-R10: random legal play to the end of a match never raises; 52 cards are accounted for,
@@ -109,7 +110,7 @@ def test_random_matches_play_to_the_end_and_replay(seed, rules):
     assert tuple(totals) == state.scores
 
 
-@settings(max_examples=scaled(150))
+@scaled(150)
 @given(seed=st.integers(0, 2**32 - 1), rules=RULE_SETS)
 def test_random_rounds_end_and_score_by_the_rules(seed, rules):
     """R8, R9: a round ends by a knock or the wall; the points match R9.2-R9.4 from the counts."""
@@ -146,7 +147,7 @@ CANDIDATES = ([TakeUpcard(), PassUpcard(), DrawStock(), DrawDiscard()]
               + [Discard(c) for c in FULL_DECK] + [Knock(c) for c in FULL_DECK])
 
 
-@settings(max_examples=scaled(40))
+@scaled(40)
 @given(seed=st.integers(0, 2**32 - 1), rules=RULE_SETS)
 def test_legal_actions_are_exactly_the_accepted_actions(seed, rules):
     """Every action legal_actions lists is accepted by apply(); every action without melds it does not
@@ -192,7 +193,7 @@ def hands(n):
     return st.one_of(dense, suited, anywhere)
 
 
-@settings(max_examples=scaled(300))
+@scaled(300)
 @given(hand=hands(10))
 def test_best_arrangement_of_10_cards_equals_brute_force(hand):
     """R2.3, R2.4: the best arrangement's deadwood is the brute-force minimum; its melds are valid,
@@ -206,13 +207,13 @@ def test_best_arrangement_of_10_cards_equals_brute_force(hand):
     assert arr.deadwood_count == sum(c.value for c in arr.deadwood)
 
 
-@settings(max_examples=scaled(150))
+@scaled(150)
 @given(hand=hands(11))
 def test_best_arrangement_of_11_cards_equals_brute_force(hand):
     assert best_arrangement(hand).deadwood_count == brute_min_deadwood(hand)
 
 
-@settings(max_examples=scaled(120))
+@scaled(120)
 @given(hand=hands(11), forbid=st.integers(0, 11))
 def test_best_knock_equals_brute_force_over_discards(hand, forbid):
     """R7.2, R6.3: the best knock's deadwood equals the brute-force minimum over every allowed
@@ -250,7 +251,7 @@ def defence_cases():
     return st.tuples(dense, st.integers(1, 3), st.integers(6, 9)).map(build)
 
 
-@settings(max_examples=scaled(120))
+@scaled(120)
 @given(case=defence_cases())
 def test_best_defence_equals_brute_force_over_lay_off_sequences(case):
     """R7.6: the defender's best count over own melds plus lay-offs (chains, fourth card on a set,
