@@ -26,8 +26,12 @@ def replace(obj, **changes):
     """A copy of the frozen slotted dataclass ``obj`` with ``changes`` (a faster
     ``dataclasses.replace``: no ``__post_init__``, which these state classes do not have)."""
     cls = type(obj)
+    slots = cls.__slots__
+    for name in changes:
+        if name not in slots:
+            raise TypeError(f"{cls.__name__} has no field {name!r}")
     new = object.__new__(cls)
-    for name in cls.__slots__:
+    for name in slots:
         _setattr(new, name, changes[name] if name in changes else getattr(obj, name))
     return new
 
@@ -335,7 +339,7 @@ def apply(state: MatchState, seat: int, action: Action | dict) -> tuple[MatchSta
         action = action_from_dict(action)
     elif type(action) not in _ACTION_CLASSES:
         raise MalformedAction(f"an action must be an action value or its JSON object, got {action!r}")
-    if seat not in (0, 1):
+    if type(seat) is not int or seat not in (0, 1):
         raise MalformedAction(f"seat must be 0 or 1, got {seat!r}")
     r = state.round
     if state.winner is not None:

@@ -123,3 +123,9 @@ def test_card_parse_error_is_an_engine_error():
     with pytest.raises(EngineError) as info:
         Card.parse("ZZ")
     assert isinstance(info.value, CardParseError) and info.value.code == "bad_card"
+
+
+@pytest.mark.parametrize("seat", [True, False, 2, -1, "0", None])
+def test_apply_rejects_a_seat_that_is_not_0_or_1(seat):
+    """Seats are the ints 0 and 1 (R1.1); ``True`` is not seat 1."""
+    rejected(fresh(), seat, {"type": "pass"}, MalformedAction, "malformed_action", None)
