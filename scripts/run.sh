@@ -3,12 +3,7 @@
 # Embedded default: with no DATABASE_URL, SQLite (db.sqlite3) and tasks in-process (AI plays at once).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-if [ ! -x .venv/bin/python ]; then
-    python3 -m venv .venv
-fi
-if ! .venv/bin/python -c "import django, rest_framework, okgin_project" 2>/dev/null; then
-    .venv/bin/pip install -q -e '.[test]'
-fi
+. scripts/venv.sh
 export DJANGO_SETTINGS_MODULE="${DJANGO_SETTINGS_MODULE:-okgin_project.settings.local}"
 .venv/bin/python manage.py migrate --noinput
 exec .venv/bin/python manage.py runserver "${HOST:-127.0.0.1}:${PORT:-8000}"

@@ -4,12 +4,7 @@
 # Extra arguments go to pytest. Exit code 5 (no tests collected) is turned into a failure.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-if [ ! -x .venv/bin/python ]; then
-    python3 -m venv .venv
-fi
-if ! .venv/bin/python -c "import django, rest_framework, pytest_django, hypothesis, okgin_project" 2>/dev/null; then
-    .venv/bin/pip install -q -e '.[test]'
-fi
+. scripts/venv.sh
 export DJANGO_SETTINGS_MODULE=okgin_project.settings.test
 set +e
 .venv/bin/python -m pytest "$@"
