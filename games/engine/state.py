@@ -350,7 +350,7 @@ def apply(state: MatchState, seat: int, action: Action | dict) -> tuple[MatchSta
     t = type(action)
     if r.phase == "upcard":
         if t is TakeUpcard:
-            return _take_upcard(state, r, seat)
+            return _take_from_discard_pile(state, r, seat, "upcard_taken")
         if t is PassUpcard:
             return _pass_upcard(state, r, seat)
         raise IllegalAction(f"on the first turn the upcard is taken or passed (R5), not {action.type}",
@@ -362,7 +362,7 @@ def apply(state: MatchState, seat: int, action: Action | dict) -> tuple[MatchSta
             if r.upcard_refused:
                 raise IllegalAction("both players passed the upcard: the non-dealer must draw from the stock",
                                     code="upcard_unavailable", rule="R5.4")
-            return _draw_discard(state, r, seat)
+            return _take_from_discard_pile(state, r, seat, "drew_discard")
         raise IllegalAction(f"draw first: draw_stock or draw_discard, not {action.type}",
                             code="wrong_phase", rule="R6.1")
     if r.phase == "discard":
@@ -377,16 +377,6 @@ def apply(state: MatchState, seat: int, action: Action | dict) -> tuple[MatchSta
 
 def _with_hand(hands, seat, hand):
     return (hand, hands[1]) if seat == 0 else (hands[0], hand)
-
-
-def _take_upcard(state, r, seat):
-    card = r.discard_pile[-1]
-    ev = Event("upcard_taken", seat, {"card": card.code})
-    known = _with_hand(r.known, seat, r.known[seat] | {card})
-    nr = replace(r, hands=_with_hand(r.hands, seat, sort_cards(r.hands[seat] + (card,))),
-                 discard_pile=r.discard_pile[:-1], phase="discard", taken_from_discard=card,
-                 known=known, history=r.history + (ev,))
-    return replace(state, round=nr), [ev]
 
 
 def _pass_upcard(state, r, seat):
@@ -407,9 +397,12 @@ def _draw_stock(state, r, seat):
     return replace(state, round=nr), [ev]
 
 
-def _draw_discard(state, r, seat):
+def _take_from_discard_pile(state, r, seat, event_type: str):
+    """Take the top of the discard pile: the first upcard (R5) or a normal draw (R6.1).
+
+    The card becomes known to hold (public) and may not be discarded this turn (R6.3)."""
     card = r.discard_pile[-1]
-    ev = Event("drew_discard", seat, {"card": card.code})
+    ev = Event(event_type, seat, {"card": card.code})
     known = _with_hand(r.known, seat, r.known[seat] | {card})
     nr = replace(r, hands=_with_hand(r.hands, seat, sort_cards(r.hands[seat] + (card,))),
                  discard_pile=r.discard_pile[:-1], phase="discard", taken_from_discard=card,
