@@ -1,24 +1,30 @@
-"""The ``strong`` level: card tracking, opponent-hand estimation, discard safety, expected-value
-knocking and a determinized Monte Carlo search bounded by a time budget per move.
+"""The ``strong`` level: card tracking, opponent-hand estimation, expected-deadwood discards,
+expected-value knocking and a determinized Monte Carlo search bounded by a time budget per move.
 
 How a decision is made (only the :class:`PlayerView` is read):
 
 1. :func:`~.knowledge.read_knowledge` tracks the dead cards (the discard pile), the opponent's
    known cards (taken from the discard pile, R6.1) and weights every unseen card by how likely the
    opponent holds it, from what it threw, declined and took.
-2. Candidate actions: take or pass the upcard (R5); draw from the stock or the discard pile (R6.1);
-   the best knock (R7.2) and a few discards ranked by deadwood left plus a safety penalty for cards
-   that would feed the opponent's known melds. Obvious moves (one legal action, gin, a useless
-   discard-pile top) are played without search.
-3. Determinized Monte Carlo: repeatedly sample the opponent's hidden hand (weighted) and the stock
+2. Discards without a knock on offer: the discard whose remaining ten cards have the least
+   *expected* deadwood after the next stock draw (:func:`expected_deadwood`, over the live cards
+   only, each weighted by the chance it is in the stock rather than the opponent's hand), so
+   connected cards with live outs are kept and cards whose partners are dead are let go.
+3. Other decisions compare candidates by search: take or pass the upcard (R5), draw from the
+   stock or the discard pile (R6.1), and, when a knock is legal, the best knock (R7.2) against the
+   two best discards. Obvious moves (one legal action, gin, a discard-pile top with no partner in
+   the hand) are played at once.
+4. Determinized Monte Carlo: repeatedly sample the opponent's hidden hand (weighted) and the stock
    order consistent with the view, and score every candidate on that same sample (common random
    numbers): a knock is scored exactly against the sampled hand (lay-offs and undercut risk
-   included, R7.6, R9.3); other actions are followed by a heuristic playout of the rest of the
-   round (:mod:`.playout`), so waiting for gin or a lower count, and the approaching wall (R8),
-   are weighed by expected points.
-4. The search stops when the time budget (seconds, read from the injectable ``clock``) is spent,
+   included, R7.6, R9.3), which also makes a discard that feeds the sampled opponent's melds
+   costly; other actions are followed by a heuristic playout of the rest of the round
+   (:mod:`.playout`), so waiting for gin or a lower count, and the approaching wall (R8), are
+   weighed by expected points.
+5. The search stops when the time budget (seconds, read from the injectable ``clock``) is spent,
    when ``max_iterations`` playouts were run, or (``early_stop``) when one candidate leads the
-   others by a clear statistical margin. The candidate with the best mean points is played.
+   others by a clear statistical margin. The candidate with the best mean points is played if it
+   beats the heuristic default (candidate 0) by ``confidence`` standard errors; else the default.
 """
 
 from __future__ import annotations
@@ -33,8 +39,29 @@ from ..actions import Action, Discard, DrawDiscard, DrawStock, Knock, PassUpcard
 from ..views import PlayerView
 from .base import decision_rng, forbidden_mask, hand_mask
 from .knowledge import _PARTNERS, Knowledge, mask_indices, read_knowledge, sample_hidden
-from .playout import (RANK, VALUE, SimRules, knock_deadwoods, knock_points, min_deadwood, play_out,
-                      wants_card)
+from .playout import RANK, VALUE, SimRules, knock_deadwoods, knock_points, play_out, wants_card
+
+
+def stock_odds(k: Knowledge) -> list[tuple[int, float]]:
+    """``[(card_index, probability it is the next stock card)]`` over the unseen cards: a card
+    likely to be in the opponent's hand (by :attr:`Knowledge.weights`) is less likely in the stock."""
+    cards = mask_indices(k.unseen)
+    if not cards:
+        return []
+    total_w = sum(k.weights[c] for c in cards)
+    hidden = k.opp_hidden
+    probs = [(c, max(0.0, 1.0 - hidden * k.weights[c] / total_w)) for c in cards]
+    norm = sum(p for _, p in probs) or 1.0
+    return [(c, p / norm) for c, p in probs]
+
+
+def expected_deadwood(hand10: int, draws: list[tuple[int, float]]) -> float:
+    """Expected least deadwood (points) of a ten-card hand after one more stock draw and the best
+    discard (R2.4): a one-ply look-ahead that values connected cards with live outs."""
+    total = 0.0
+    for c, p in draws:
+        total += p * min(knock_deadwoods(hand10 | 1 << c, 0).values())
+    return total
 
 
 @dataclass
@@ -50,6 +77,7 @@ class SearchStats:
     means: list = field(default_factory=list)
     elapsed: float = 0.0
     searched: bool = False
+    chosen: int = 0
 
 
 class StrongPolicy:
@@ -59,7 +87,9 @@ class StrongPolicy:
     ``time_budget``: seconds of search per move (default 0.2); ``clock``: a zero-argument
     function returning seconds (default ``time.perf_counter``); ``max_iterations``: an optional cap
     on playouts per move; ``early_stop``: stop when the leader is clear (default True);
-    ``max_discards``: how many discards are compared by search. After each ``choose``,
+    ``max_discards``: how many discards are compared by search; ``confidence``: how many
+    standard errors a candidate must gain over the heuristic default to be played instead
+    (guards against choosing on noise when the budget is small). After each ``choose``,
     ``last_stats`` is a :class:`SearchStats`. Raises ``ValueError`` when the view has no legal action.
     """
 
@@ -67,7 +97,7 @@ class StrongPolicy:
 
     def __init__(self, *, seed: int | None = None, time_budget: float = 0.2,
                  clock: Callable[[], float] = time.perf_counter, max_iterations: int | None = None,
-                 early_stop: bool = True, max_discards: int = 4):
+                 early_stop: bool = True, max_discards: int = 2, confidence: float = 1.5):
         if time_budget < 0:
             raise ValueError("time_budget must be >= 0 seconds")
         self.seed = seed
@@ -76,6 +106,7 @@ class StrongPolicy:
         self.max_iterations = max_iterations
         self.early_stop = early_stop
         self.max_discards = max_discards
+        self.confidence = confidence
         self._rng = random.Random(seed if seed is not None else random.SystemRandom().getrandbits(64))
         self.last_stats = SearchStats()
 
@@ -122,7 +153,8 @@ class StrongPolicy:
             if not self._worth_considering(hand, top.index):
                 return [DrawStock()]
             return [DrawStock(), DrawDiscard()]
-        # discard phase
+        # discard phase: the best knock (if any), then discards by expected deadwood after the
+        # next draw (dead cards excluded), with the least-deadwood discard as a tie-break.
         forbidden = forbidden_mask(view)
         dws = knock_deadwoods(hand, forbidden)
         knocks = [a for a in legal if isinstance(a, Knock)]
@@ -133,16 +165,13 @@ class StrongPolicy:
             if dws[best.card.index] == 0:
                 return [best]  # gin (R7.7): nothing beats it
             out.append(best)
+        draws = stock_odds(k)
         discards = [a for a in legal if isinstance(a, Discard)]
-        by_dw = sorted(discards, key=lambda a: (dws[a.card.index], -VALUE[a.card.index],
-                                                -RANK[a.card.index], -a.card.index))
-        danger = {a.card.index: self._danger(a.card.index, k) for a in discards}
-        by_safe = sorted(discards, key=lambda a: (dws[a.card.index] + danger[a.card.index],
-                                                  -VALUE[a.card.index], -a.card.index))
-        for a in by_dw[:self.max_discards] + by_safe[:2]:
-            if a not in out:
-                out.append(a)
-        return out
+        scored = sorted(discards, key=lambda a: (expected_deadwood(hand & ~a.card.bit, draws),
+                                                 dws[a.card.index], -VALUE[a.card.index], -a.card.index))
+        if not out:
+            return scored[:1]  # no knock to weigh: the look-ahead ranking decides
+        return out + scored[:self.max_discards]
 
     @staticmethod
     def _worth_considering(hand: int, card: int) -> bool:
@@ -152,20 +181,6 @@ class StrongPolicy:
             if hand >> p & 1:
                 return True
         return VALUE[card] <= 3
-
-    @staticmethod
-    def _danger(card: int, k: Knowledge) -> float:
-        """Deadwood-point penalty for discarding ``card``: how much it may feed the opponent's
-        melds, from its known cards (strong evidence) and the weights of unseen partners."""
-        d = 0.0
-        for p, dist in _PARTNERS[card]:
-            if k.opp_known >> p & 1:
-                d += 6.0 if dist <= 1 else 3.0
-            elif k.unseen >> p & 1:
-                w = k.weights[p]
-                if w > 1.2:
-                    d += 1.5 * (w - 1.0) * (1.0 if dist <= 1 else 0.5)
-        return d
 
     # ------------------------------------------------------------------------------------------
     # Search
@@ -210,7 +225,21 @@ class StrongPolicy:
         if n == 0:
             return cands[0]
         best = max(range(nc), key=lambda i: (sums[i], -i))
+        if best != 0 and not self._beats_default(rows, best):
+            best = 0
+        st.chosen = best
         return cands[best]
+
+    def _beats_default(self, rows: list[list[int]], i: int) -> bool:
+        """True when candidate ``i`` beats the heuristic default (candidate 0) by more than
+        ``confidence`` standard errors of the paired difference over the samples."""
+        n = len(rows)
+        if n < 2:
+            return False
+        diffs = [r[i] - r[0] for r in rows]
+        mean = sum(diffs) / n
+        var = sum((x - mean) ** 2 for x in diffs) / (n - 1)
+        return mean > self.confidence * math.sqrt(var / n)
 
     @staticmethod
     def _clear(rows: list[list[int]], sums: list[float]) -> bool:
