@@ -1,7 +1,9 @@
 """Root URLs: the API under /api/v1/, the OpenAPI schema and offline Swagger UI, the admin."""
 from django.contrib import admin
-from django.urls import include, path
+from django.urls import include, path, re_path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
+
+from okgin_project.errors import json_404
 
 urlpatterns = [
     path("admin/", admin.site.urls),
@@ -12,6 +14,9 @@ urlpatterns = [
         name="swagger-ui",
     ),
     path("api/v1/", include("okgin_project.api_urls")),
+    # Any other URL under /api/ answers the JSON error shape, also with DEBUG on (where Django
+    # would otherwise show its HTML debug page instead of calling handler404).
+    re_path(r"^api/", json_404, name="api-not-found"),
 ]
 
 handler404 = "okgin_project.errors.json_404"
