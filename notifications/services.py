@@ -12,12 +12,9 @@ import hmac
 import json
 import logging
 import secrets
-import urllib.error
-import urllib.request
 from dataclasses import dataclass, field
 from datetime import timedelta
 from typing import Iterable
-from urllib.parse import urlsplit
 
 from django.conf import settings
 from django.db import transaction
@@ -28,6 +25,7 @@ from okgin_project.errors import Conflict, NotFound, ServiceError
 from players.models import Player
 
 from .models import DeliveryStatus, Event, WebhookDelivery, WebhookEndpoint
+from .outbound import webhook_post, webhook_target
 
 logger = logging.getLogger(__name__)
 
@@ -101,12 +99,12 @@ def webhook_create(*, player: Player, url: str) -> WebhookEndpoint:
     """Register ``url`` (http or https) for ``player``'s events with a new random secret.
 
     Returns the endpoint (its ``secret`` is shown to the player this once). Raises
-    ``ServiceError`` ``bad_url``, ``Conflict`` ``webhook_exists`` (same URL already registered),
+    ``ServiceError`` ``bad_url``, ``WebhookUrlForbidden`` (400 ``webhook_url_forbidden``: the host
+    does not resolve or resolves to a loopback, private, link-local, metadata... address; see
+    ``notifications.outbound``), ``Conflict`` ``webhook_exists`` (same URL already registered),
     ``Conflict`` ``too_many_webhooks`` (``OKGIN_WEBHOOKS_PER_PLAYER``).
     """
-    parts = urlsplit(url)
-    if parts.scheme not in ("http", "https") or not parts.hostname:
-        raise ServiceError("The webhook URL must be an http or https URL.", code="bad_url")
+    webhook_target(url)
     Player.objects.select_for_update().filter(pk=player.pk).first()  # serializes the count check
     if WebhookEndpoint.objects.filter(player=player, url=url).exists():
         raise Conflict("This URL is already registered.", code="webhook_exists")
@@ -130,18 +128,6 @@ class AttemptOutcome:
 
     status: str
     retry_in: float | None = None
-
-
-def _post(url: str, body: bytes, headers: dict[str, str]) -> tuple[int | None, str]:
-    request = urllib.request.Request(url, data=body, headers=headers, method="POST")
-    try:
-        with urllib.request.urlopen(request, timeout=settings.OKGIN_WEBHOOK_TIMEOUT_SECONDS) as response:
-            return response.status, ""
-    except urllib.error.HTTPError as exc:
-        return exc.code, f"HTTP {exc.code}"
-    except (urllib.error.URLError, OSError, ValueError) as exc:
-        reason = getattr(exc, "reason", exc)
-        return None, f"{type(exc).__name__}: {reason}"[:500]
 
 
 def webhook_delivery_attempt(*, delivery_id: int) -> AttemptOutcome | None:
@@ -170,7 +156,7 @@ def webhook_delivery_attempt(*, delivery_id: int) -> AttemptOutcome | None:
             "X-Okgin-Event": delivery.event.kind,
             "X-Okgin-Delivery": str(delivery.pk),
         }
-        code, error = _post(delivery.endpoint.url, body, headers)
+        code, error = webhook_post(delivery.endpoint.url, body, headers)
         now = timezone.now()
         delivery.attempts += 1
         delivery.last_status_code = code

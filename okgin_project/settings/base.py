@@ -5,7 +5,7 @@ default), ``REDIS_URL`` (Celery broker and result backend), ``SECRET_KEY``, ``DE
 ``ALLOWED_HOSTS`` (comma separated), ``CELERY_TASK_ALWAYS_EAGER``, ``INVITATION_TTL_SECONDS``,
 ``AI_TIME_BUDGET`` (seconds per AI decision; unset: the policy's default), ``AUTO_PLAY_LEVEL``,
 ``AI_SWEEP_AFTER_SECONDS``, ``SWEEP_INTERVAL_SECONDS``, ``WEBHOOK_MAX_ATTEMPTS``,
-``WEBHOOK_BACKOFF_SECONDS``, ``WEBHOOK_TIMEOUT_SECONDS``.
+``WEBHOOK_BACKOFF_SECONDS``, ``WEBHOOK_TIMEOUT_SECONDS``, ``WEBHOOK_ALLOW_PRIVATE`` (tests only).
 """
 from datetime import timedelta
 from pathlib import Path
@@ -175,6 +175,8 @@ OKGIN_WEBHOOK_MAX_ATTEMPTS = env.int("WEBHOOK_MAX_ATTEMPTS", default=6)
 OKGIN_WEBHOOK_BACKOFF_SECONDS = env.float("WEBHOOK_BACKOFF_SECONDS", default=10.0)  # 10, 20, 40...
 OKGIN_WEBHOOK_TIMEOUT_SECONDS = env.float("WEBHOOK_TIMEOUT_SECONDS", default=5.0)
 OKGIN_WEBHOOKS_PER_PLAYER = 5
+# Only for tests with a loopback receiver: allow webhook URLs on loopback/private addresses (SSRF).
+OKGIN_WEBHOOK_ALLOW_PRIVATE = env.bool("WEBHOOK_ALLOW_PRIVATE", default=False)
 
 LOGGING = {
     "version": 1,

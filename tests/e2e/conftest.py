@@ -154,6 +154,7 @@ def celery_worker(django_db_setup, django_db_blocker, tmp_path_factory):
         "CELERY_TASK_ALWAYS_EAGER": "0",
         "CELERY_TASK_DEFAULT_QUEUE": E2E_QUEUE,
         "WEBHOOK_BACKOFF_SECONDS": "0.2",
+        "WEBHOOK_ALLOW_PRIVATE": "1",  # the webhook test's receiver is on loopback
         "PYTHONUNBUFFERED": "1",
     })
     worker = WorkerProcess(app, env, tmp_path_factory.mktemp("celery") / "worker.log")

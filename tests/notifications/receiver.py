@@ -1,5 +1,5 @@
 """A webhook receiver on loopback for tests: records each POST (body, headers) and answers the
-status codes it is told to, in order (then 200)."""
+status codes it is told to, in order (then 200), with the extra ``headers`` given."""
 from __future__ import annotations
 
 import hashlib
@@ -10,8 +10,9 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 
 class Receiver:
-    def __init__(self, statuses=()):
+    def __init__(self, statuses=(), headers=None):
         self.statuses = list(statuses)
+        self.headers = dict(headers or {})
         self.requests: list[dict] = []
         self.lock = threading.Lock()
         receiver = self
@@ -23,6 +24,8 @@ class Receiver:
                     receiver.requests.append({"body": body, "headers": dict(self.headers)})
                     status = receiver.statuses.pop(0) if receiver.statuses else 200
                 self.send_response(status)
+                for name, value in receiver.headers.items():
+                    self.send_header(name, value)
                 self.send_header("Content-Length", "0")
                 self.end_headers()
 
