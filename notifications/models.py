@@ -79,6 +79,8 @@ class WebhookDelivery(models.Model):
     last_status_code = models.PositiveSmallIntegerField(null=True, blank=True)
     last_error = models.CharField(max_length=500, blank=True, default="")
     next_attempt_at = models.DateTimeField(null=True, blank=True)
+    # While an attempt is POSTing (outside any transaction): no other attempt starts before this.
+    lease_until = models.DateTimeField(null=True, blank=True)
     delivered_at = models.DateTimeField(null=True, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)

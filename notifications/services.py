@@ -64,11 +64,23 @@ def events_create(*, notices: Iterable[Notice]) -> list[Event]:
             WebhookDelivery(endpoint=e, event=r) for r in rows for e in endpoints if e.player_id == r.player_id
         ]
         WebhookDelivery.objects.bulk_create(deliveries)
-        from .tasks import webhook_deliver
-
         for d in deliveries:
-            enqueue_after_commit(webhook_deliver, delivery_id=d.pk)
+            _delivery_queue(delivery_id=d.pk)
     return rows
+
+
+def _delivery_queue(*, delivery_id: int) -> None:
+    """After commit, hand the delivery to a Celery worker; in eager mode (the embedded default, no
+    broker) to the process's background delivery thread instead, so that no request waits on a
+    webhook receiver (``OKGIN_WEBHOOK_INLINE``: run it inline after commit, for tests)."""
+    from .tasks import webhook_deliver
+
+    if webhook_deliver.app.conf.task_always_eager and not settings.OKGIN_WEBHOOK_INLINE:
+        from .dispatch import delivery_thread
+
+        transaction.on_commit(lambda: delivery_thread.submit(delivery_id))
+    else:
+        enqueue_after_commit(webhook_deliver, delivery_id=delivery_id)
 
 
 def event_dict(event: Event) -> dict:
@@ -130,14 +142,22 @@ class AttemptOutcome:
     retry_in: float | None = None
 
 
+def _lease_seconds() -> float:
+    # a POST lasts at most the timeout for the connection and again for the answer, plus DNS
+    return 2 * settings.OKGIN_WEBHOOK_TIMEOUT_SECONDS + 30.0
+
+
 def webhook_delivery_attempt(*, delivery_id: int) -> AttemptOutcome | None:
     """POST a pending delivery's event to its endpoint once and record the result.
 
-    The delivery row is locked for the attempt (a second copy of the task skips it: no double
-    POST at the same time). 2xx: ``delivered``. Anything else: ``attempts`` + 1 and, below
+    No transaction or row lock is held during the POST: a short transaction claims the delivery
+    (``lease_until``, so a second copy of the task skips it: no double POST at the same time) and
+    reads what to send; the POST runs after commit; a second short transaction records the
+    outcome. 2xx: ``delivered``. Anything else: ``attempts`` + 1 and, below
     ``OKGIN_WEBHOOK_MAX_ATTEMPTS``, still ``pending`` with ``next_attempt_at`` after an exponential
     backoff of ``OKGIN_WEBHOOK_BACKOFF_SECONDS * 2 ** (attempts - 1)`` seconds; else ``failed``.
-    Returns None when there was nothing to do (gone, locked, or no longer pending).
+    Returns None when there was nothing to do (gone, claimed by another attempt, or no longer
+    pending). A worker that dies mid-POST leaves the lease to expire; the sweep retries then.
     """
     with transaction.atomic():
         delivery = (
@@ -146,8 +166,15 @@ def webhook_delivery_attempt(*, delivery_id: int) -> AttemptOutcome | None:
             .filter(pk=delivery_id)
             .first()
         )
+        now = timezone.now()
         if delivery is None or delivery.status != DeliveryStatus.PENDING:
             return None
+        if delivery.lease_until is not None and delivery.lease_until > now:
+            return None
+        lease_until = now + timedelta(seconds=_lease_seconds())
+        delivery.lease_until = lease_until
+        delivery.save(update_fields=["lease_until", "updated_at"])
+        url = delivery.endpoint.url
         body = json.dumps(event_dict(delivery.event), separators=(",", ":")).encode()
         headers = {
             "Content-Type": "application/json",
@@ -156,8 +183,17 @@ def webhook_delivery_attempt(*, delivery_id: int) -> AttemptOutcome | None:
             "X-Okgin-Event": delivery.event.kind,
             "X-Okgin-Delivery": str(delivery.pk),
         }
-        code, error = webhook_post(delivery.endpoint.url, body, headers)
+    code, error = webhook_post(url, body, headers)  # committed: nothing locked while we wait
+    with transaction.atomic():
+        delivery = (
+            WebhookDelivery.objects.select_for_update(of=("self",))
+            .filter(pk=delivery_id, status=DeliveryStatus.PENDING, lease_until=lease_until)
+            .first()
+        )
+        if delivery is None:  # deleted with its endpoint meanwhile (or the lease was taken over)
+            return None
         now = timezone.now()
+        delivery.lease_until = None
         delivery.attempts += 1
         delivery.last_status_code = code
         delivery.last_error = error
@@ -173,6 +209,6 @@ def webhook_delivery_attempt(*, delivery_id: int) -> AttemptOutcome | None:
             retry_in = settings.OKGIN_WEBHOOK_BACKOFF_SECONDS * 2 ** (delivery.attempts - 1)
             delivery.next_attempt_at = now + timedelta(seconds=retry_in)
         delivery.save()
-        if delivery.status != DeliveryStatus.DELIVERED:
-            logger.info("webhook delivery %s attempt %s: %s", delivery.pk, delivery.attempts, error or code)
-        return AttemptOutcome(status=delivery.status, retry_in=retry_in)
+    if delivery.status != DeliveryStatus.DELIVERED:
+        logger.info("webhook delivery %s attempt %s: %s", delivery.pk, delivery.attempts, error or code)
+    return AttemptOutcome(status=delivery.status, retry_in=retry_in)

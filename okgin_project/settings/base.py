@@ -177,6 +177,9 @@ OKGIN_WEBHOOK_TIMEOUT_SECONDS = env.float("WEBHOOK_TIMEOUT_SECONDS", default=5.0
 OKGIN_WEBHOOKS_PER_PLAYER = 5
 # Only for tests with a loopback receiver: allow webhook URLs on loopback/private addresses (SSRF).
 OKGIN_WEBHOOK_ALLOW_PRIVATE = env.bool("WEBHOOK_ALLOW_PRIVATE", default=False)
+# Eager mode (no broker): deliveries run on a background thread (notifications.dispatch); True runs
+# them inline after commit instead (the test settings, where tests share one uncommitted transaction).
+OKGIN_WEBHOOK_INLINE = env.bool("WEBHOOK_INLINE", default=False)
 
 LOGGING = {
     "version": 1,

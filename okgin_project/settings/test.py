@@ -14,3 +14,6 @@ DEBUG = False
 SECRET_KEY = env.str("SECRET_KEY", default="okgin-tests-only-not-secret-0123456789abcdef")
 PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 CELERY_TASK_ALWAYS_EAGER = env.bool("CELERY_TASK_ALWAYS_EAGER", default=True)
+# Tests wrap each test in a transaction the delivery thread could not see: deliver inline after
+# commit (tests/notifications/test_dispatch.py turns the thread back on, with a transactional db).
+OKGIN_WEBHOOK_INLINE = env.bool("WEBHOOK_INLINE", default=True)

@@ -1,5 +1,6 @@
 """A webhook receiver on loopback for tests: records each POST (body, headers) and answers the
-status codes it is told to, in order (then 200), with the extra ``headers`` given."""
+status codes it is told to, in order (then 200), with the extra ``headers`` given;
+``on_post(body, headers)`` (optional) runs in the handler thread before the answer."""
 from __future__ import annotations
 
 import hashlib
@@ -10,8 +11,9 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 
 class Receiver:
-    def __init__(self, statuses=(), headers=None):
+    def __init__(self, statuses=(), headers=None, on_post=None):
         self.statuses = list(statuses)
+        self.on_post = on_post
         self.headers = dict(headers or {})
         self.requests: list[dict] = []
         self.lock = threading.Lock()
@@ -23,6 +25,8 @@ class Receiver:
                 with receiver.lock:
                     receiver.requests.append({"body": body, "headers": dict(self.headers)})
                     status = receiver.statuses.pop(0) if receiver.statuses else 200
+                if receiver.on_post is not None:
+                    receiver.on_post(body, dict(self.headers))
                 self.send_response(status)
                 for name, value in receiver.headers.items():
                     self.send_header(name, value)

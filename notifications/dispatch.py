@@ -1,0 +1,109 @@
+"""Webhook deliveries without a broker (eager mode, the embedded default): one daemon thread per
+process, fed by a queue ordered by due time, POSTs each delivery and schedules its retries
+(exponential backoff, as the Celery task would). A request only puts the delivery id on the queue
+after commit, so it never waits on a receiver. At start the thread also picks up the deliveries
+still pending in the database (left by a previous run of the process).
+"""
+from __future__ import annotations
+
+import heapq
+import logging
+import os
+import threading
+import time
+
+logger = logging.getLogger(__name__)
+
+
+class DeliveryThread:
+    """A single background worker: ``submit(delivery_id, delay=seconds)``; ``wait_idle(timeout)``."""
+
+    def __init__(self) -> None:
+        self._cv = threading.Condition()
+        self._heap: list[tuple[float, int, int]] = []  # (due monotonic time, sequence, delivery id)
+        self._seq = 0
+        self._busy = False
+        self._thread: threading.Thread | None = None
+        self._pid: int | None = None
+
+    def submit(self, delivery_id: int, delay: float = 0.0) -> None:
+        """Queue an attempt of ``delivery_id`` in ``delay`` seconds; starts the thread if needed."""
+        with self._cv:
+            self._push(delivery_id, delay)
+            self._ensure_started()
+            self._cv.notify()
+
+    def _push(self, delivery_id: int, delay: float) -> None:
+        self._seq += 1
+        heapq.heappush(self._heap, (time.monotonic() + max(0.0, delay), self._seq, delivery_id))
+
+    def _ensure_started(self) -> None:
+        if self._thread is not None and self._thread.is_alive() and self._pid == os.getpid():
+            return
+        self._pid = os.getpid()  # (a forked child has no thread: start its own)
+        self._thread = threading.Thread(target=self._run, name="okgin-webhooks", daemon=True)
+        self._thread.start()
+
+    def wait_idle(self, timeout: float) -> bool:
+        """Wait until nothing is due now and no attempt is running; False after ``timeout`` s."""
+        deadline = time.monotonic() + timeout
+        with self._cv:
+            while self._busy or (self._heap and self._heap[0][0] <= time.monotonic()):
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    return False
+                self._cv.wait(min(left, 0.05))
+            return True
+
+    def _run(self) -> None:
+        self._resume_pending()
+        while True:
+            with self._cv:
+                while not self._heap or self._heap[0][0] > time.monotonic():
+                    wait = self._heap[0][0] - time.monotonic() if self._heap else None
+                    self._cv.wait(wait)
+                _due, _seq, delivery_id = heapq.heappop(self._heap)
+                self._busy = True
+            try:
+                self._attempt(delivery_id)
+            finally:
+                with self._cv:
+                    self._busy = False
+                    self._cv.notify_all()
+
+    def _attempt(self, delivery_id: int) -> None:
+        from django.db import connection
+
+        from .services import webhook_delivery_attempt
+
+        try:
+            outcome = webhook_delivery_attempt(delivery_id=delivery_id)
+            if outcome is not None and outcome.retry_in is not None:
+                with self._cv:
+                    self._push(delivery_id, outcome.retry_in)
+        except Exception:  # keep the thread alive; the delivery stays pending for a later run
+            logger.exception("webhook delivery %s failed in the delivery thread", delivery_id)
+        finally:
+            connection.close()  # a thread's connection must not outlive its work
+
+    def _resume_pending(self) -> None:
+        from django.db import connection
+        from django.utils import timezone
+
+        from .models import DeliveryStatus, WebhookDelivery
+
+        try:
+            now = timezone.now()
+            rows = list(WebhookDelivery.objects.filter(status=DeliveryStatus.PENDING)
+                        .order_by("id").values_list("pk", "next_attempt_at")[:1000])
+        except Exception:
+            logger.exception("could not read pending webhook deliveries")
+            return
+        finally:
+            connection.close()
+        with self._cv:
+            for pk, due in rows:
+                self._push(pk, (due - now).total_seconds() if due else 0.0)
+
+
+delivery_thread = DeliveryThread()

@@ -1,0 +1,78 @@
+"""Webhook deliveries never make a request wait on a receiver, and no transaction or row lock is
+held while the POST is in flight (with transactions committed for real: the receiver and the
+delivery thread use their own database connections)."""
+import threading
+
+import pytest
+from django.db import DatabaseError, connection, transaction
+
+from notifications import services
+from notifications.dispatch import delivery_thread
+from notifications.models import WebhookDelivery
+from tests.e2e.conftest import wait_for
+from tests.helpers import register
+from tests.notifications.receiver import Receiver
+
+
+@pytest.fixture
+def players(transactional_db, anon, settings):
+    settings.OKGIN_WEBHOOK_ALLOW_PRIVATE = True  # the receiver is on loopback
+    return register(anon, "alice"), register(anon, "bob")
+
+
+def test_no_transaction_or_lock_is_held_during_the_post(players):
+    alice, bob = players
+    seen = []
+
+    def on_post(body, headers):  # the receiver's thread: another connection, while the POST waits
+        try:
+            with transaction.atomic():
+                row = WebhookDelivery.objects.select_for_update(nowait=True).get(pk=int(headers["X-Okgin-Delivery"]))
+                seen.append(("unlocked", row.status, row.attempts))
+        except DatabaseError as exc:
+            seen.append(("locked", type(exc).__name__))
+        finally:
+            connection.close()
+
+    with Receiver(on_post=on_post) as receiver:
+        bob.post("/api/v1/webhooks/", {"url": receiver.url}, format="json")
+        alice.post("/api/v1/games/new/", {"kind": "invite", "opponent": "bob"}, format="json")  # inline
+    assert seen == [("unlocked", "pending", 0)]  # not locked, and nothing half-recorded yet
+    d = WebhookDelivery.objects.get()
+    assert (d.status, d.attempts, d.last_status_code, d.lease_until) == ("delivered", 1, 200, None)
+
+
+def test_a_request_does_not_wait_on_the_receiver_in_eager_mode(players, settings):
+    settings.OKGIN_WEBHOOK_INLINE = False  # the embedded default: the background delivery thread
+    settings.OKGIN_WEBHOOK_TIMEOUT_SECONDS = 3.0
+    alice, bob = players
+    release = threading.Event()
+    with Receiver(on_post=lambda body, headers: release.wait(10)) as receiver:
+        bob.post("/api/v1/webhooks/", {"url": receiver.url}, format="json")
+        r = alice.post("/api/v1/games/new/", {"kind": "invite", "opponent": "bob"}, format="json")
+        # The request has answered while the receiver still holds the POST unanswered.
+        assert r.status_code == 201 and not release.is_set()
+        assert WebhookDelivery.objects.get().attempts == 0
+        wait_for(lambda: receiver.requests, what="the POST to arrive")
+        release.set()
+        assert delivery_thread.wait_idle(10)
+    d = WebhookDelivery.objects.get()
+    assert (d.status, d.attempts, d.last_status_code) == ("delivered", 1, 200)
+
+
+def test_a_second_attempt_while_one_is_posting_does_nothing(players):
+    alice, bob = players
+    results = []
+
+    def on_post(body, headers):  # a copy of the task runs while the first POST is in flight
+        try:
+            results.append(services.webhook_delivery_attempt(delivery_id=int(headers["X-Okgin-Delivery"])))
+        finally:
+            connection.close()
+
+    with Receiver(on_post=on_post) as receiver:
+        bob.post("/api/v1/webhooks/", {"url": receiver.url}, format="json")
+        alice.post("/api/v1/games/new/", {"kind": "invite", "opponent": "bob"}, format="json")
+        assert len(receiver.requests) == 1
+    assert results == [None]  # the copy found the delivery claimed by the attempt in flight
+    assert WebhookDelivery.objects.get().attempts == 1
