@@ -120,11 +120,30 @@ _DRF_MESSAGES = {
 }
 
 
+BUSY_RETRY_AFTER_SECONDS = 1
+
+
+def database_busy(exc: BaseException) -> bool:
+    """True for SQLite's "database is locked" (the embedded default's write lock timed out)."""
+    from django.db import OperationalError
+
+    return isinstance(exc, OperationalError) and "database is locked" in str(exc)
+
+
+def busy_body() -> dict:
+    """Body of the 503 ``busy`` answer (sent with ``Retry-After``)."""
+    return error_body("busy", "The server is busy; retry the request shortly. Nothing was changed.")
+
+
 def exception_handler(exc: Exception, context: dict) -> Response | None:
     """DRF exception handler rendering every known error in the one JSON shape.
 
-    Returns ``None`` (so the exception propagates) for anything unknown.
+    SQLite's "database is locked" (the transaction rolled back) answers 503 ``busy`` with
+    ``Retry-After``. Returns ``None`` (so the exception propagates) for anything unknown.
     """
+    if database_busy(exc):
+        return Response(busy_body(), status=http.HTTP_503_SERVICE_UNAVAILABLE,
+                        headers={"Retry-After": str(BUSY_RETRY_AFTER_SECONDS)})
     if isinstance(exc, ServiceError):
         return Response(exc.to_dict(), status=exc.status)
     engine_response = _engine_error_response(exc)

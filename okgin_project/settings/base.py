@@ -5,7 +5,7 @@ default), ``REDIS_URL`` (Celery broker and result backend), ``SECRET_KEY``, ``DE
 ``ALLOWED_HOSTS`` (comma separated), ``CELERY_TASK_ALWAYS_EAGER``, ``INVITATION_TTL_SECONDS``,
 ``AI_TIME_BUDGET`` (seconds per AI decision; unset: the policy's default), ``AUTO_PLAY_LEVEL``,
 ``AI_SWEEP_AFTER_SECONDS``, ``SWEEP_INTERVAL_SECONDS``, ``WEBHOOK_MAX_ATTEMPTS``,
-``WEBHOOK_BACKOFF_SECONDS``, ``WEBHOOK_TIMEOUT_SECONDS``, ``WEBHOOK_ALLOW_PRIVATE`` (tests only).
+``WEBHOOK_BACKOFF_SECONDS``, ``WEBHOOK_TIMEOUT_SECONDS``, ``WEBHOOK_ALLOW_PRIVATE`` (tests only), ``SQLITE_TIMEOUT`` (seconds a SQLite writer waits for the lock).
 """
 from datetime import timedelta
 from pathlib import Path
@@ -25,6 +25,13 @@ DATABASES = {
     "default": env.db("DATABASE_URL", default=f"sqlite:///{BASE_DIR / 'db.sqlite3'}"),
 }
 DATABASES["default"].setdefault("ATOMIC_REQUESTS", False)
+if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
+    # Embedded default: every transaction takes SQLite's write lock when it begins (IMMEDIATE), so
+    # two racing writers queue up (for at most ``timeout`` seconds) instead of one failing with
+    # "database is locked" when it upgrades a read lock; what still times out answers 503 busy.
+    DATABASES["default"].setdefault("OPTIONS", {})
+    DATABASES["default"]["OPTIONS"].setdefault("transaction_mode", "IMMEDIATE")
+    DATABASES["default"]["OPTIONS"].setdefault("timeout", env.float("SQLITE_TIMEOUT", default=20.0))
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 INSTALLED_APPS = [
