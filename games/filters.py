@@ -2,6 +2,8 @@
 import django_filters
 from django.db.models import Q
 
+from players.selectors import player_find_by_name
+
 from .models import Game, GameStatus
 
 
@@ -31,9 +33,10 @@ class MyGamesFilter(django_filters.FilterSet):
 
     def filter_opponent(self, queryset, name, value):
         me = self._player
-        return queryset.filter(
-            Q(player0=me, player1__name__iexact=value) | Q(player1=me, player0__name__iexact=value)
-        )
+        other = player_find_by_name(name=value)
+        if other is None:
+            return queryset.none()
+        return queryset.filter(Q(player0=me, player1=other) | Q(player1=me, player0=other))
 
     def filter_result(self, queryset, name, value):
         me = self._player

@@ -141,7 +141,9 @@ def player_stats(*, player: Player) -> dict:
 
 def player_get_by_name(*, name: str) -> Player:
     """The player named ``name`` (case-insensitive). Raises ``NotFound``."""
-    player = Player.objects.filter(name__iexact=name).first()
+    from players.selectors import player_find_by_name
+
+    player = player_find_by_name(name=name)
     if player is None:
         raise NotFound("No player with this name.")
     return player

@@ -30,6 +30,7 @@ from django.utils import timezone
 from games import engine
 from okgin_project.errors import Conflict, Forbidden, NotFound, ServiceError, StaleVersion
 from players.models import Player
+from players.selectors import player_find_by_name
 from players.services import player_ai_get_or_create
 
 from notifications.models import EventKind
@@ -246,7 +247,7 @@ def game_create(
         if kind == GameKind.INVITE:
             if not opponent_name:
                 raise ServiceError("Name the player to invite.", code="validation_error")
-            opponent = Player.objects.filter(name__iexact=opponent_name).first()
+            opponent = player_find_by_name(name=opponent_name)
             if opponent is None:
                 raise NotFound("No player with this name.")
             if opponent.pk == creator.pk or opponent.is_ai:

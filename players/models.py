@@ -2,6 +2,9 @@
 from django.conf import settings
 from django.db import models
 from django.db.models import Q
+from django.db.models.functions import Lower
+
+AI_NAME_PREFIX = "ai-"  # reserved for AI players, in any letter case
 
 
 class AiLevel(models.TextChoices):
@@ -16,8 +19,9 @@ class Player(models.Model):
     """A seat-holder in games: a registered person (``user``) or an AI opponent (``is_ai``).
 
     ``name`` is the public handle used to invite a player (a person's username; ``ai-<level>``
-    for AI opponents, ``level`` one of ``AiLevel``: random, simple, strong). Constraint: a person
-    has a user and no AI level; an AI has a level and no user.
+    for AI opponents, ``level`` one of ``AiLevel``: random, simple, strong), unique regardless of
+    letter case ("Zed" and "zed" are one name; looked up case-insensitively). Constraints: a
+    person has a user and no AI level; an AI has a level and no user.
     """
 
     user = models.OneToOneField(
@@ -30,6 +34,7 @@ class Player(models.Model):
 
     class Meta:
         constraints = [
+            models.UniqueConstraint(Lower("name"), name="player_name_unique_ci"),
             models.CheckConstraint(
                 name="player_ai_xor_user",
                 condition=(Q(is_ai=True, user__isnull=True) & ~Q(ai_level=""))

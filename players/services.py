@@ -5,7 +5,8 @@ from django.db import IntegrityError, transaction
 
 from okgin_project.errors import Conflict, ServiceError
 
-from .models import AiLevel, Player
+from .models import AI_NAME_PREFIX, AiLevel, Player
+from .selectors import player_find_by_name
 
 AI_LEVELS: tuple[str, ...] = tuple(AiLevel.values)  # ("random", "simple", "strong")
 AI_LEVEL_DEFAULT = AiLevel.STRONG.value
@@ -15,11 +16,16 @@ AI_LEVEL_DEFAULT = AiLevel.STRONG.value
 def player_register(*, username: str, password: str, email: str = "") -> Player:
     """Create a Django user and its player profile named ``username``.
 
-    Raises ``Conflict`` (409 ``username_taken``) if the name is in use by a person or an AI,
+    Names are unique regardless of letter case. Raises ``ServiceError`` (400 ``validation_error``)
+    for a name starting with ``ai-`` in any case (reserved for AI players), ``Conflict`` (409
+    ``username_taken``) if the name is in use by a person or an AI in any letter case (also when a
+    concurrent registration wins it: the database's case-insensitive unique constraint),
     ``django.core.exceptions.ValidationError`` if the password is too weak.
     """
+    if username.lower().startswith(AI_NAME_PREFIX):
+        raise ServiceError("Names starting with 'ai-' are reserved for AI players.", code="validation_error")
     user_model = get_user_model()
-    if Player.objects.filter(name__iexact=username).exists() or user_model.objects.filter(
+    if player_find_by_name(name=username) is not None or user_model.objects.filter(
         username__iexact=username
     ).exists():
         raise Conflict("This username is taken.", code="username_taken")
@@ -37,15 +43,17 @@ def player_register(*, username: str, password: str, email: str = "") -> Player:
 def player_for_user(*, user) -> Player:
     """The player profile of ``user``, created on first use (staff users made by createsuperuser).
 
-    Raises ``ServiceError`` ``no_player`` if the user's name is taken by another player.
+    Raises ``Conflict`` (409 ``no_player``) if the user's name is taken by another player.
     """
     try:
         return user.player
     except Player.DoesNotExist:
         pass
-    player, _ = Player.objects.get_or_create(user=user, defaults={"name": user.get_username()})
-    if player.user_id != user.pk:  # pragma: no cover - defensive
-        raise ServiceError("This account has no player profile.", code="no_player")
+    try:
+        with transaction.atomic():
+            player, _ = Player.objects.get_or_create(user=user, defaults={"name": user.get_username()})
+    except IntegrityError:  # the name is another player's (in another letter case)
+        raise Conflict("This account's name belongs to another player.", code="no_player") from None
     return player
 
 
