@@ -9,7 +9,7 @@ from rest_framework.pagination import CursorPagination
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from okgin_project.errors import ServiceError
+from okgin_project.params import idempotency_key_header, int_query_param
 from players.services import player_for_user
 
 from . import selectors, services
@@ -139,7 +139,8 @@ class ActionSubmitApi(APIView):
         request=ActionSubmitInputSerializer,
         parameters=[OpenApiParameter(
             "Idempotency-Key", OpenApiTypes.STR, OpenApiParameter.HEADER,
-            description="Any unique string; a retry with the same key returns the first response.",
+            description="Any unique string of 1-200 printable ASCII characters; a retry with the same "
+            "key returns the first response.",
         )],
         responses={200: ActionSubmitOutputSerializer, **_errors(400, 401, 404, 409, 422)},
         summary="Submit an action (take/pass the upcard, draw, discard, knock) at a game version.",
@@ -147,9 +148,7 @@ class ActionSubmitApi(APIView):
     def post(self, request, game_id: int):
         data = ActionSubmitInputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
-        key = request.headers.get("Idempotency-Key") or None
-        if key is not None and len(key) > 255:
-            raise ServiceError("Idempotency-Key is at most 255 characters.", code="validation_error")
+        key = idempotency_key_header(request)
         raw = data.validated_data["action"]
         action = {"type": raw["type"]}
         if "card" in raw:
@@ -232,12 +231,7 @@ class GameMovesApi(APIView):
     )
     def get(self, request, game_id: int):
         game, seat = selectors.game_get_for_history(game_id=game_id, player=player_for_user(user=request.user))
-        round_param = request.query_params.get("round")
-        round_number = None
-        if round_param is not None:
-            if not round_param.isdigit():
-                raise ServiceError("round must be a positive whole number.", code="validation_error")
-            round_number = int(round_param)
+        round_number = int_query_param(request, "round", default=None, minimum=1)
         moves = selectors.moves_list(game=game, round_number=round_number)
         return Response([move_dict(game, m, r, seat) for m, r in moves])
 

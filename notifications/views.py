@@ -8,6 +8,7 @@ from rest_framework.views import APIView
 from games.presenters import iso
 from games.serializers import ErrorSerializer
 from okgin_project.errors import ServiceError
+from okgin_project.params import int_query_param
 from players.services import player_for_user
 
 from . import selectors, services
@@ -24,16 +25,7 @@ ERR = OpenApiResponse(ErrorSerializer)
 EVENTS_PAGE_DEFAULT, EVENTS_PAGE_MAX = 50, 200
 
 
-def _int_param(request, name: str, *, default: int | None, minimum: int, maximum: int | None = None):
-    raw = request.query_params.get(name)
-    if raw is None or raw == "":
-        return default
-    if not raw.isdigit():
-        raise ServiceError(f"{name} must be a whole number.", code="validation_error")
-    value = int(raw)
-    if value < minimum or (maximum is not None and value > maximum):
-        raise ServiceError(f"{name} must be between {minimum} and {maximum}.", code="validation_error")
-    return value
+_int_param = int_query_param
 
 
 class EventsListApi(APIView):

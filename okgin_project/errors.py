@@ -146,6 +146,10 @@ def exception_handler(exc: Exception, context: dict) -> Response | None:
                         headers={"Retry-After": str(BUSY_RETRY_AFTER_SECONDS)})
     if isinstance(exc, ServiceError):
         return Response(exc.to_dict(), status=exc.status)
+    from django.db import DataError
+
+    if isinstance(exc, DataError):  # a value the database cannot hold (NUL, out of range)
+        return Response(error_body("validation_error", "Invalid input."), status=http.HTTP_400_BAD_REQUEST)
     engine_response = _engine_error_response(exc)
     if engine_response is not None:
         return engine_response

@@ -52,6 +52,7 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    "okgin_project.middleware.ApiErrorsMiddleware",  # JSON errors under /api/, also with DEBUG
     "django.middleware.security.SecurityMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
@@ -102,7 +103,7 @@ REST_FRAMEWORK = {
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
     "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
-    "DEFAULT_PARSER_CLASSES": ["rest_framework.parsers.JSONParser"],
+    "DEFAULT_PARSER_CLASSES": ["okgin_project.parsers.StrictJSONParser"],
     "DEFAULT_FILTER_BACKENDS": ["django_filters.rest_framework.DjangoFilterBackend"],
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     "EXCEPTION_HANDLER": "okgin_project.errors.exception_handler",
@@ -182,6 +183,8 @@ OKGIN_WEBHOOK_MAX_ATTEMPTS = env.int("WEBHOOK_MAX_ATTEMPTS", default=6)
 OKGIN_WEBHOOK_BACKOFF_SECONDS = env.float("WEBHOOK_BACKOFF_SECONDS", default=10.0)  # 10, 20, 40...
 OKGIN_WEBHOOK_TIMEOUT_SECONDS = env.float("WEBHOOK_TIMEOUT_SECONDS", default=5.0)
 OKGIN_WEBHOOKS_PER_PLAYER = 5
+OKGIN_MAX_BODY_BYTES = env.int("MAX_BODY_BYTES", default=256 * 1024)  # larger bodies: 413
+DATA_UPLOAD_MAX_MEMORY_SIZE = OKGIN_MAX_BODY_BYTES
 # Only for tests with a loopback receiver: allow webhook URLs on loopback/private addresses (SSRF).
 OKGIN_WEBHOOK_ALLOW_PRIVATE = env.bool("WEBHOOK_ALLOW_PRIVATE", default=False)
 # Eager mode (no broker): deliveries run on a background thread (notifications.dispatch); True runs

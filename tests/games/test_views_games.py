@@ -49,7 +49,7 @@ def test_only_staff_choose_the_deck(bob, alice):
 def test_error_shape_for_bad_input(alice, anon):
     assert anon.get("/api/v1/games/").json()["error"]["code"] == "not_authenticated"
     r = alice.post("/api/v1/games/new/", "{not json", content_type="application/json")
-    assert r.status_code == 400 and r.json()["error"]["code"] == "parse_error"
+    assert r.status_code == 400 and r.json()["error"]["code"] == "malformed_json"
     r = alice.get("/api/v1/games/999999/")
     assert r.status_code == 404 and r.json() == {"error": {"code": "not_found", "message": "No such game."}}
     r = alice.post("/api/v1/games/999999/actions/", {"version": 1, "action": {"type": "pass"}}, format="json")
