@@ -2,14 +2,44 @@
 
 Card codes are strings such as ``"10H"``, ``"QS"``, ``"AC"`` (rank then suit C/D/H/S).
 """
+from collections.abc import Mapping
+
 from rest_framework import serializers
 
+from okgin_project.errors import ServiceError
 from players.services import AI_LEVEL_DEFAULT, AI_LEVELS
 
 from .models import GameKind, GameStatus, TimeoutPolicy
 
 CARD_HELP = 'Card code: rank (A, 2-10, J, Q, K) then suit (C, D, H, S), e.g. "10H", "QS".'
 ACTION_TYPES = ("take_upcard", "pass", "draw_stock", "draw_discard", "discard", "knock")
+
+
+class StrictIntegerField(serializers.IntegerField):
+    """An integer that must be a JSON integer: ``"1"``, ``1.0`` and ``true`` are refused."""
+
+    def to_internal_value(self, data):
+        if type(data) is not int:
+            self.fail("invalid")
+        return super().to_internal_value(data)
+
+
+class StrictSerializer(serializers.Serializer):
+    """A serializer that refuses fields it does not know (DRF drops them silently). With
+    ``unknown_field_code`` set the refusal is a ``ServiceError`` with that code (400), else a
+    ``validation_error`` naming the fields."""
+
+    unknown_field_code: str | None = None
+
+    def to_internal_value(self, data):
+        if isinstance(data, Mapping):
+            extra = sorted(str(k) for k in set(data) - set(self.fields))
+            if extra and self.unknown_field_code:
+                raise ServiceError(f"Unknown field(s): {', '.join(extra)}.", code=self.unknown_field_code,
+                                   detail={"unknown_fields": extra})
+            if extra:
+                raise serializers.ValidationError({k: ["Unknown field."] for k in extra})
+        return super().to_internal_value(data)
 
 
 def card_field(**kwargs):
@@ -28,22 +58,25 @@ class ErrorSerializer(serializers.Serializer):
     error = ErrorBodySerializer()
 
 
-class RulesSerializer(serializers.Serializer):
-    """RuleSet options (RULES.md); omitted fields take the default of the variant."""
+class RulesSerializer(StrictSerializer):
+    """RuleSet options (RULES.md); omitted fields take the default of the variant. Unknown
+    options: 400 ``bad_rules``."""
+
+    unknown_field_code = "bad_rules"
 
     variant = serializers.ChoiceField(choices=("oklahoma", "classic"), required=False)
     knock_limit = serializers.JSONField(
         required=False, allow_null=True, help_text='"upcard" (Oklahoma, R4.4) or a number of points 0..10.'
     )
-    gin_bonus = serializers.IntegerField(required=False, help_text="Points (R9.4), default 25.")
-    undercut_bonus = serializers.IntegerField(required=False, help_text="Points (R9.3), default 10.")
-    target_score = serializers.IntegerField(required=False, help_text="Points (R10.1), default 100.")
+    gin_bonus = StrictIntegerField(required=False, help_text="Points (R9.4), default 25.")
+    undercut_bonus = StrictIntegerField(required=False, help_text="Points (R9.3), default 10.")
+    target_score = StrictIntegerField(required=False, help_text="Points (R10.1), default 100.")
     forbid_discarding_drawn_upcard = serializers.BooleanField(required=False, help_text="R6.3, default true.")
     spade_doubles = serializers.BooleanField(required=False)
     ace_requires_gin = serializers.BooleanField(required=False)
 
 
-class GameCreateInputSerializer(serializers.Serializer):
+class GameCreateInputSerializer(StrictSerializer):
     kind = serializers.ChoiceField(choices=GameKind.choices, help_text="ai, invite or open.")
     opponent = serializers.CharField(required=False, help_text="Name of the player to invite (kind invite).")
     ai_level = serializers.ChoiceField(
@@ -51,7 +84,7 @@ class GameCreateInputSerializer(serializers.Serializer):
         help_text="Strength of the AI opponent (kind ai): random, simple or strong (default).",
     )
     rules = RulesSerializer(required=False)
-    move_time_limit = serializers.IntegerField(
+    move_time_limit = StrictIntegerField(
         required=False, allow_null=True, min_value=60, max_value=14 * 24 * 3600,
         help_text="Seconds per turn, from 60 (a minute) to 1209600 (14 days), or null for no limit.",
     )
@@ -61,12 +94,12 @@ class GameCreateInputSerializer(serializers.Serializer):
         "auto_play (the AI plays that turn for them; after auto_play_limit consecutive auto-played "
         "turns the next timeout forfeits).",
     )
-    auto_play_limit = serializers.IntegerField(
+    auto_play_limit = StrictIntegerField(
         required=False, min_value=0, max_value=100,
         help_text="auto_play only: consecutive auto-played turns allowed before a timeout forfeits "
         "(default 3).",
     )
-    invitation_ttl = serializers.IntegerField(
+    invitation_ttl = StrictIntegerField(
         required=False, allow_null=True, min_value=60, max_value=30 * 24 * 3600,
         help_text="Seconds before an invitation or open challenge expires.",
     )
@@ -75,14 +108,17 @@ class GameCreateInputSerializer(serializers.Serializer):
         required=False, max_length=100,
         help_text="Staff only: deck order of rounds 1, 2, ... (52 cards each, deal order).",
     )
-    first_dealer = serializers.IntegerField(
+    first_dealer = StrictIntegerField(
         required=False, min_value=0, max_value=1, help_text="Staff only: dealer of round 1."
     )
 
 
-class ActionSerializer(serializers.Serializer):
+class ActionSerializer(StrictSerializer):
     """An action: take_upcard / pass (R5), draw_stock / draw_discard (R6.1), discard (R6.2),
-    knock (R7; melds optional, the server arranges the best melds when absent)."""
+    knock (R7; melds optional, the server arranges the best melds when absent). Unknown fields:
+    400 ``malformed_action``."""
+
+    unknown_field_code = "malformed_action"
 
     type = serializers.ChoiceField(choices=ACTION_TYPES)
     card = card_field(required=False, help_text="The card to discard (discard and knock only).")
@@ -92,8 +128,8 @@ class ActionSerializer(serializers.Serializer):
     )
 
 
-class ActionSubmitInputSerializer(serializers.Serializer):
-    version = serializers.IntegerField(min_value=0, help_text="The game version this action was chosen on.")
+class ActionSubmitInputSerializer(StrictSerializer):
+    version = StrictIntegerField(min_value=0, help_text="The game version this action was chosen on (a JSON integer).")
     action = ActionSerializer()
 
 

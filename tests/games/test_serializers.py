@@ -1,0 +1,74 @@
+"""Strict input: unknown fields are refused (not silently dropped) and integers must be JSON
+integers; every refusal writes nothing."""
+import pytest
+
+from games.models import Game, IdempotencyRecord, Move
+
+
+@pytest.fixture
+def game(alice):
+    return alice.post("/api/v1/games/new/", {"kind": "ai", "ai_level": "random", "first_dealer": 1},
+                      format="json").json()  # alice (seat 0, not the dealer) acts first (R5)
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("rules", [{"bogus": 1}, {"variant": "classic", "knock_limit": 10, "extra": True}])
+def test_unknown_rule_options_are_bad_rules(alice, rules):
+    r = alice.post("/api/v1/games/new/", {"kind": "ai", "rules": rules}, format="json")
+    assert r.status_code == 400 and r.json()["error"]["code"] == "bad_rules", r.content
+    assert Game.objects.count() == 0
+
+
+@pytest.mark.django_db
+def test_unknown_top_level_fields_of_a_new_game_are_refused(alice):
+    r = alice.post("/api/v1/games/new/", {"kind": "ai", "colour": "red"}, format="json")
+    assert r.status_code == 400 and r.json()["error"]["code"] == "validation_error"
+    assert set(r.json()["error"]["detail"]) == {"colour"}
+    assert Game.objects.count() == 0
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("field", [{"move_time_limit": "600"}, {"move_time_limit": 600.0},
+                                   {"rules": {"target_score": "50"}}, {"first_dealer": True}])
+def test_integers_must_be_json_integers_when_creating(alice, field):
+    r = alice.post("/api/v1/games/new/", {"kind": "ai", **field}, format="json")
+    assert r.status_code == 400 and r.json()["error"]["code"] == "validation_error", r.content
+    assert Game.objects.count() == 0
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("action", [
+    {"type": "knock", "card": "JS", "melds": None, "extra": 1},
+    {"type": "pass", "bogus": None},
+    {"type": "draw_stock", "card": "JS"},  # a card has no place in a draw (engine: R6.1 shape)
+])
+def test_unknown_action_fields_are_malformed_action(alice, game, action):
+    moves = Move.objects.count()
+    r = alice.post(f"/api/v1/games/{game['id']}/actions/", {"version": game["version"], "action": action},
+                   format="json", HTTP_IDEMPOTENCY_KEY="k1")
+    assert r.status_code == 400 and r.json()["error"]["code"] == "malformed_action", r.content
+    assert Move.objects.count() == moves and IdempotencyRecord.objects.count() == 0
+    assert Game.objects.get().version == game["version"]
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("version", ["1", 1.0, True, None])
+def test_version_must_be_a_json_integer(alice, game, version):
+    moves = Move.objects.count()
+    action = game["view"]["legal_actions"][0]
+    r = alice.post(f"/api/v1/games/{game['id']}/actions/", {"version": version, "action": action}, format="json")
+    assert r.status_code == 400 and r.json()["error"]["code"] == "validation_error"
+    assert list(r.json()["error"]["detail"]) == ["version"]
+    assert Move.objects.count() == moves
+
+
+@pytest.mark.django_db
+def test_unknown_top_level_fields_of_an_action_are_refused(alice, game):
+    action = game["view"]["legal_actions"][0]
+    r = alice.post(f"/api/v1/games/{game['id']}/actions/",
+                   {"version": game["version"], "action": action, "when": "now"}, format="json")
+    assert r.status_code == 400 and r.json()["error"]["code"] == "validation_error"
+    assert Move.objects.count() == 0
+    r = alice.post(f"/api/v1/games/{game['id']}/actions/", {"version": game["version"], "action": action},
+                   format="json")
+    assert r.status_code == 200  # the same action without the stray field is accepted
