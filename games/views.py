@@ -28,7 +28,7 @@ from .serializers import (
     RoundSerializer,
 )
 
-ERRORS = {code: OpenApiResponse(ErrorSerializer) for code in (400, 401, 403, 404, 409, 422)}
+ERRORS = {code: OpenApiResponse(ErrorSerializer) for code in (400, 401, 403, 404, 409, 422, 429)}
 
 
 def _errors(*codes):
@@ -87,7 +87,8 @@ class MyGamesListApi(ListAPIView):
             return Game.objects.none()
         return selectors.game_list_for_player(player=player_for_user(user=self.request.user))
 
-    @extend_schema(operation_id="game_list_mine", responses={200: GameSummarySerializer(many=True)})
+    @extend_schema(operation_id="game_list_mine",
+                   responses={200: GameSummarySerializer(many=True), **_errors(400, 401)})
     def get(self, request):
         player = player_for_user(user=request.user)
         page = self.paginate_queryset(self.filter_queryset(self.get_queryset()))
@@ -134,6 +135,8 @@ class GameDetailApi(APIView):
 
 
 class ActionSubmitApi(APIView):
+    throttle_scope = "actions"
+
     @extend_schema(
         operation_id="action_submit",
         request=ActionSubmitInputSerializer,
@@ -142,7 +145,7 @@ class ActionSubmitApi(APIView):
             description="Any unique string of 1-200 printable ASCII characters; a retry with the same "
             "key returns the first response.",
         )],
-        responses={200: ActionSubmitOutputSerializer, **_errors(400, 401, 404, 409, 422)},
+        responses={200: ActionSubmitOutputSerializer, **_errors(400, 401, 404, 409, 422, 429)},
         summary="Submit an action (take/pass the upcard, draw, discard, knock) at a game version.",
     )
     def post(self, request, game_id: int):

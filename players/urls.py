@@ -1,12 +1,10 @@
 from django.urls import path
-from rest_framework_simplejwt.views import TokenObtainPairView, TokenRefreshView
-
 from . import views
 
 urlpatterns = [
     path("auth/register/", views.RegisterApi.as_view(), name="register"),
-    path("auth/token/", TokenObtainPairView.as_view(), name="token-obtain"),
-    path("auth/token/refresh/", TokenRefreshView.as_view(), name="token-refresh"),
+    path("auth/token/", views.TokenObtainApi.as_view(), name="token-obtain"),
+    path("auth/token/refresh/", views.TokenRefreshApi.as_view(), name="token-refresh"),
     path("me/", views.MeApi.as_view(), name="me"),
     path("me/stats/", views.MyStatsApi.as_view(), name="my-stats"),
     path("players/<str:name>/stats/", views.PlayerStatsApi.as_view(), name="player-stats"),

@@ -4,6 +4,8 @@ from rest_framework import status as http
 from rest_framework.permissions import AllowAny
 from rest_framework.response import Response
 from rest_framework.views import APIView
+from rest_framework_simplejwt.serializers import TokenObtainPairSerializer, TokenRefreshSerializer
+from rest_framework_simplejwt.views import TokenObtainPairView, TokenRefreshView
 
 from games.presenters import iso
 from games.selectors import player_get_by_name, player_stats
@@ -21,10 +23,11 @@ def player_dict(player) -> dict:
 class RegisterApi(APIView):
     permission_classes = [AllowAny]
     authentication_classes = []
+    throttle_scope = "auth"
 
     @extend_schema(operation_id="register", request=RegisterInputSerializer,
                    responses={201: PlayerSerializer, 400: OpenApiResponse(ErrorSerializer),
-                              409: OpenApiResponse(ErrorSerializer)})
+                              409: OpenApiResponse(ErrorSerializer), 429: OpenApiResponse(ErrorSerializer)})
     def post(self, request):
         data = RegisterInputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
@@ -39,13 +42,41 @@ class MeApi(APIView):
 
 
 class MyStatsApi(APIView):
-    @extend_schema(operation_id="my_stats", responses={200: PlayerStatsSerializer})
+    @extend_schema(operation_id="my_stats",
+                   responses={200: PlayerStatsSerializer, 401: OpenApiResponse(ErrorSerializer)})
     def get(self, request):
         return Response(player_stats(player=player_for_user(user=request.user)))
 
 
 class PlayerStatsApi(APIView):
     @extend_schema(operation_id="player_stats",
-                   responses={200: PlayerStatsSerializer, 404: OpenApiResponse(ErrorSerializer)})
+                   responses={200: PlayerStatsSerializer, 400: OpenApiResponse(ErrorSerializer),
+                              401: OpenApiResponse(ErrorSerializer), 404: OpenApiResponse(ErrorSerializer)})
     def get(self, request, name: str):
         return Response(player_stats(player=player_get_by_name(name=name)))
+
+
+class TokenObtainApi(TokenObtainPairView):
+    """simplejwt's token pair view, rate limited per IP (``auth``)."""
+
+    throttle_scope = "auth"
+
+    @extend_schema(operation_id="token_obtain",
+                   responses={200: TokenObtainPairSerializer, 400: OpenApiResponse(ErrorSerializer),
+                              401: OpenApiResponse(ErrorSerializer), 429: OpenApiResponse(ErrorSerializer)},
+                   summary="Log in: an access and a refresh JWT for a username and password.")
+    def post(self, request, *args, **kwargs):
+        return super().post(request, *args, **kwargs)
+
+
+class TokenRefreshApi(TokenRefreshView):
+    """simplejwt's refresh view, rate limited per IP (``auth``)."""
+
+    throttle_scope = "auth"
+
+    @extend_schema(operation_id="token_refresh",
+                   responses={200: TokenRefreshSerializer, 400: OpenApiResponse(ErrorSerializer),
+                              401: OpenApiResponse(ErrorSerializer), 429: OpenApiResponse(ErrorSerializer)},
+                   summary="A new access JWT for a refresh JWT.")
+    def post(self, request, *args, **kwargs):
+        return super().post(request, *args, **kwargs)

@@ -5,7 +5,9 @@ default), ``REDIS_URL`` (Celery broker and result backend), ``SECRET_KEY``, ``DE
 ``ALLOWED_HOSTS`` (comma separated), ``CELERY_TASK_ALWAYS_EAGER``, ``INVITATION_TTL_SECONDS``,
 ``AI_TIME_BUDGET`` (seconds per AI decision; unset: the policy's default), ``AUTO_PLAY_LEVEL``,
 ``AI_SWEEP_AFTER_SECONDS``, ``SWEEP_INTERVAL_SECONDS``, ``WEBHOOK_MAX_ATTEMPTS``,
-``WEBHOOK_BACKOFF_SECONDS``, ``WEBHOOK_TIMEOUT_SECONDS``, ``WEBHOOK_ALLOW_PRIVATE`` (tests only), ``SQLITE_TIMEOUT`` (seconds a SQLite writer waits for the lock).
+``WEBHOOK_BACKOFF_SECONDS``, ``WEBHOOK_TIMEOUT_SECONDS``, ``WEBHOOK_ALLOW_PRIVATE`` (tests only), ``SQLITE_TIMEOUT`` (seconds a SQLite writer waits for the lock), ``THROTTLE_ANON``,
+``THROTTLE_USER``, ``THROTTLE_AUTH``, ``THROTTLE_ACTIONS`` (rates, e.g. ``20/min``, or ``off``),
+``NUM_PROXIES``, ``CACHE_URL``.
 """
 from datetime import timedelta
 from pathlib import Path
@@ -109,7 +111,22 @@ REST_FRAMEWORK = {
     "EXCEPTION_HANDLER": "okgin_project.errors.exception_handler",
     "DATETIME_FORMAT": "%Y-%m-%dT%H:%M:%S.%fZ",
     "UNAUTHENTICATED_USER": None,
+    "DEFAULT_THROTTLE_CLASSES": [
+        "okgin_project.throttling.AnonThrottle",
+        "okgin_project.throttling.UserThrottle",
+        "okgin_project.throttling.ScopedThrottle",
+    ],
+    "NUM_PROXIES": env.int("NUM_PROXIES", default=0),  # X-Forwarded-For is only trusted behind proxies
 }
+
+# Rate limits per scope (okgin_project/throttling.py): "<n>/<s|min|hour|day>", or "off".
+_RATE_DEFAULTS = {"anon": "60/min", "user": "600/min", "auth": "20/min", "actions": "120/min"}
+OKGIN_THROTTLE_RATES = {
+    scope: (None if value.lower() == "off" else value)
+    for scope, default in _RATE_DEFAULTS.items()
+    for value in [env.str(f"THROTTLE_{scope.upper()}", default=default)]
+}
+CACHES = {"default": env.cache("CACHE_URL", default="locmemcache://")}  # throttle counts
 
 SIMPLE_JWT = {
     "ACCESS_TOKEN_LIFETIME": timedelta(minutes=env.int("JWT_ACCESS_MINUTES", default=60)),

@@ -17,3 +17,6 @@ CELERY_TASK_ALWAYS_EAGER = env.bool("CELERY_TASK_ALWAYS_EAGER", default=True)
 # Tests wrap each test in a transaction the delivery thread could not see: deliver inline after
 # commit (tests/notifications/test_dispatch.py turns the thread back on, with a transactional db).
 OKGIN_WEBHOOK_INLINE = env.bool("WEBHOOK_INLINE", default=True)
+# The suite registers and plays far faster than any client should: no rate limits unless a test
+# sets them (tests/okgin_project/test_throttling.py).
+OKGIN_THROTTLE_RATES = {"anon": None, "user": None, "auth": None, "actions": None}

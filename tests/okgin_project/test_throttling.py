@@ -1,0 +1,59 @@
+"""Rate limits: over the limit a request answers 429 ``throttled`` in the error shape with
+Retry-After, and writes nothing. (The test settings switch limits off; these tests set some.)"""
+import pytest
+from django.core.cache import cache
+
+from games.models import Move
+from players.models import Player
+from tests.helpers import register
+
+
+@pytest.fixture
+def rates(settings):
+    cache.clear()
+    yield settings
+    cache.clear()
+
+
+@pytest.mark.django_db
+def test_auth_endpoints_are_limited_per_ip(anon, rates):
+    rates.OKGIN_THROTTLE_RATES = {"auth": "3/min"}
+    register(anon, "dora")  # one registration + one token request
+    r = anon.post("/api/v1/auth/token/", {"username": "dora", "password": "wrong"}, format="json")
+    assert r.status_code == 401
+    before = Player.objects.count()
+    r = anon.post("/api/v1/auth/register/", {"username": "eve", "password": "correct-horse-42"}, format="json")
+    assert r.status_code == 429 and r.json()["error"]["code"] == "throttled"
+    assert 1 <= int(r["Retry-After"]) <= 60
+    assert Player.objects.count() == before
+    r = anon.post("/api/v1/auth/token/", {"username": "dora", "password": "s3cret-pass-dora"}, format="json")
+    assert r.status_code == 429 and r.json()["error"]["code"] == "throttled"
+
+
+@pytest.mark.django_db
+def test_actions_are_limited_per_player(alice, rates):
+    game = alice.post("/api/v1/games/new/", {"kind": "ai", "ai_level": "random", "first_dealer": 1},
+                      format="json").json()
+    rates.OKGIN_THROTTLE_RATES = {"actions": "2/min"}
+    body = {"version": game["version"] + 7, "action": {"type": "pass"}}
+    assert alice.post(f"/api/v1/games/{game['id']}/actions/", body, format="json").status_code == 409  # stale
+    assert alice.post(f"/api/v1/games/{game['id']}/actions/", body, format="json").status_code == 409
+    good = {"version": game["version"], "action": game["view"]["legal_actions"][0]}
+    r = alice.post(f"/api/v1/games/{game['id']}/actions/", good, format="json")
+    assert r.status_code == 429 and r.json()["error"]["code"] == "throttled" and int(r["Retry-After"]) >= 1
+    assert Move.objects.count() == 0
+    assert alice.get(f"/api/v1/games/{game['id']}/").status_code == 200  # reads are another scope
+
+
+@pytest.mark.django_db
+def test_anonymous_requests_are_limited(anon, rates):
+    rates.OKGIN_THROTTLE_RATES = {"anon": "2/min"}  # (auth endpoints also count against anon)
+    codes = [anon.post("/api/v1/auth/register/", {"username": "x"}, format="json").status_code for _ in range(3)]
+    assert codes == [400, 400, 429]
+
+
+def test_default_rates():
+    from okgin_project.settings import base
+
+    assert base.OKGIN_THROTTLE_RATES == {"anon": "60/min", "user": "600/min", "auth": "20/min",
+                                         "actions": "120/min"}
