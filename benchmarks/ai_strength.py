@@ -467,7 +467,7 @@ def report(title: str, a: str, b: str, recs: list[MatchRecord], elapsed: float) 
             f"  {side} {name:<16} rounds won {sum(x.rounds_won for x in s):>5}/{total_rounds}"
             f"  gins {sum(x.gins for x in s):>4}  knocks {sum(x.knocks for x in s):>5}"
             f"  undercuts suffered {sum(x.undercuts_suffered for x in s):>4}"
-            f"  s/decision p50 {pct(dec, .5):.4f} p95 {pct(dec, .95):.4f} ({len(dec)} decisions)")
+            f"  s/decision p50 {pct(dec, .5):.5f} p95 {pct(dec, .95):.5f} ({len(dec)} decisions)")
     lines.append(f"  draws (wall) {draws}; A's net points per round {mean:+.2f} (95% CI {mean - half:+.2f} .. "
                  f"{mean + half:+.2f}, by match)")
     fb = sum(r.fallbacks for r in recs)
@@ -480,11 +480,21 @@ def run(fn, a: str, b: str, matches: int, jobs: int, budget: float, seed: int, v
     pairs = (matches + 1) // 2
     tasks = [(p, sw, a, b, budget, seed, variant) for p in range(pairs) for sw in (False, True)][:matches]
     t = time.time()
+    recs = []
+    step = max(1, len(tasks) // 10)
+
+    def progress(rec):
+        recs.append(rec)
+        if len(recs) % step == 0:
+            print(f"  ... {len(recs)}/{len(tasks)} matches, {time.time() - t:.0f} s", file=sys.stderr, flush=True)
+
     if jobs > 1:
         with Pool(jobs) as pool:
-            recs = pool.map(fn, tasks, chunksize=1)
+            for rec in pool.imap_unordered(fn, tasks, chunksize=1):
+                progress(rec)
     else:
-        recs = [fn(x) for x in tasks]
+        for x in tasks:
+            progress(fn(x))
     return recs, time.time() - t
 
 
