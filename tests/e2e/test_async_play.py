@@ -61,7 +61,11 @@ def test_person_plays_a_whole_match_against_the_ai_over_http(e2e):
     assert sum(m["seat"] == 1 for m in moves) > 0 and sum(m["seat"] == 0 for m in moves) == actions
     g = Game.objects.get(pk=gid)
     assert game_verify(g) is None and g.version == 1 + len(moves)
-    kinds = [e["kind"] for e in me.get("/events/", after=0, limit=200)["results"]]
+    kinds, cursor, more = [], 0, True
+    while more:  # a match against the strong AI can have more events than one page
+        page = me.get("/events/", after=cursor, limit=200)
+        kinds += [e["kind"] for e in page["results"]]
+        cursor, more = page["cursor"], page["has_more"]
     assert "opponent_moved" in kinds and "round_over" in kinds and kinds[-1] == "match_over"
 
 
