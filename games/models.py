@@ -28,6 +28,7 @@ class EndReason(models.TextChoices):
     TARGET_SCORE = "target_score", "target score reached (R10.1)"
     RESIGNED = "resigned", "a player resigned"
     TIMEOUT = "timeout", "a player ran out of time"
+    INVITATION_EXPIRED = "expired", "the invitation or challenge expired unanswered"
 
 
 class TimeoutPolicy(models.TextChoices):

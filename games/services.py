@@ -324,6 +324,29 @@ def invitation_abort(*, game_id: int, player: Player) -> Game:
     return game
 
 
+def invitations_expire(*, now=None) -> int:
+    """Abort every invitation or open challenge still unanswered at its ``invitation_expires_at``
+    (status ``aborted``, end reason ``expired``, version bumped); returns how many. Run by the
+    deadlines sweep; an expired invitation already cannot be accepted (``invitation_expired``).
+    Each game is locked and re-checked, so an acceptance that got there first wins."""
+    now = now or timezone.now()
+    ids = list(Game.objects.filter(status=GameStatus.INVITED, invitation_expires_at__lte=now)
+               .values_list("pk", flat=True)[:500])
+    expired = 0
+    for game_id in ids:
+        with transaction.atomic():
+            game = _game_lock(game_id=game_id)
+            if game.status != GameStatus.INVITED or not game.invitation_expires_at \
+                    or game.invitation_expires_at > now:
+                continue
+            game.status = GameStatus.ABORTED
+            game.end_reason = EndReason.INVITATION_EXPIRED
+            game.version += 1
+            game.save()
+            expired += 1
+    return expired
+
+
 @transaction.atomic
 def game_resign(*, game_id: int, player: Player) -> Game:
     """``player`` resigns an active match: the opponent wins the match (end reason ``resigned``).

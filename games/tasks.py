@@ -62,9 +62,9 @@ def ai_turns_sweep(min_age_seconds: float | None = None) -> int:
 
 @app.task(base=OkginTask, name="games.deadlines_sweep", soft_time_limit=50, time_limit=60)
 def deadlines_sweep() -> dict:
-    """Queue ``turn_timeout`` for each active game whose turn deadline has passed and send the
-    due ``deadline_near`` reminders (partial indexes ``game_active_deadline``,
-    ``game_active_reminder``). Returns ``{"timeouts": n, "reminders": n}``."""
+    """Queue ``turn_timeout`` for each active game whose turn deadline has passed, send the
+    due ``deadline_near`` reminders, abort unanswered invitations past their expiry (partial indexes ``game_active_deadline``,
+    ``game_active_reminder``). Returns ``{"timeouts": n, "reminders": n, "invitations_expired": n}``."""
     now = timezone.now()
     expired = list(
         Game.objects.filter(status=GameStatus.ACTIVE, turn_deadline__lte=now)
@@ -77,4 +77,5 @@ def deadlines_sweep() -> dict:
     due = Game.objects.filter(status=GameStatus.ACTIVE, turn_reminder_at__lte=now).values_list("pk", flat=True)
     for game_id in list(due[:SWEEP_BATCH]):
         reminders += services.deadline_reminder_send(game_id=game_id)
-    return {"timeouts": len(expired), "reminders": reminders}
+    return {"timeouts": len(expired), "reminders": reminders,
+            "invitations_expired": services.invitations_expire(now=now)}
