@@ -187,9 +187,9 @@ def test_sweep_queues_timeouts_and_sends_the_reminder_once():
     other = _timed_game("forfeit")
     Game.objects.filter(pk=game.pk).update(turn_reminder_at=timezone.now() - timedelta(seconds=1))
     _expire(other.pk)
-    assert tasks.deadlines_sweep.apply().get() == {"timeouts": 1, "reminders": 1}
+    assert tasks.deadlines_sweep.apply().get() == {"timeouts": 1, "reminders": 1, "invitations_expired": 0}
     near = Event.objects.get(kind="deadline_near")
     assert near.player == game.player0 and 0 < near.data["seconds_left"] <= 3600
     assert Game.objects.get(pk=other.pk).end_reason == "timeout"
-    assert tasks.deadlines_sweep.apply().get() == {"timeouts": 0, "reminders": 0}
+    assert tasks.deadlines_sweep.apply().get() == {"timeouts": 0, "reminders": 0, "invitations_expired": 0}
     assert Event.objects.filter(kind="deadline_near").count() == 1
