@@ -4,6 +4,7 @@ Card codes are strings such as ``"10H"``, ``"QS"``, ``"AC"`` (rank then suit C/D
 """
 from collections.abc import Mapping
 
+from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from okgin_project.errors import ServiceError
@@ -140,6 +141,26 @@ class SeatSerializer(serializers.Serializer):
     ai_level = serializers.ChoiceField(choices=AI_LEVELS, allow_null=True, help_text="AI seats only.")
 
 
+@extend_schema_field({
+    "type": "array", "minItems": 2, "maxItems": 2,
+    "items": {
+        "type": "object", "nullable": True, "required": ["seat", "name", "is_ai", "ai_level"],
+        "properties": {
+            "seat": {"type": "integer"},
+            "name": {"type": "string"},
+            "is_ai": {"type": "boolean"},
+            "ai_level": {"type": "string", "enum": list(AI_LEVELS), "nullable": True,
+                         "description": "AI seats only."},
+        },
+    },
+})
+class SeatListField(serializers.ListField):
+    """Output only: both seats in order, ``null`` for a seat nobody has taken yet (the OpenAPI
+    generator cannot mark the items of a nested serializer list nullable, hence the explicit schema)."""
+
+    child = SeatSerializer(allow_null=True)
+
+
 class LayOffSerializer(serializers.Serializer):
     card = card_field()
     meld_index = serializers.IntegerField()
@@ -225,7 +246,7 @@ class GameSummarySerializer(serializers.Serializer):
     version = serializers.IntegerField()
     variant = serializers.CharField()
     rules = RulesSerializer()
-    seats = SeatSerializer(many=True, allow_null=True)
+    seats = SeatListField(help_text="Seats 0 and 1; an open challenge's empty seat is null.")
     your_seat = serializers.IntegerField(allow_null=True)
     scores = serializers.ListField(child=serializers.IntegerField())
     round_number = serializers.IntegerField()
