@@ -35,6 +35,12 @@ ROUND1 = deck_for(
     upcard="6D",
     stock_top="3H",
 )
+ROUND2 = deck_for(
+    nondealer="KD KH QS QH JD JS 10D 10H 9S 9H",
+    dealer="AC 2C 3C 4C 5C 6C 7C 8C 9C 10C",
+    upcard="4D",
+    stock_top="5S 6S",
+)
 
 
 # --- schema handling -------------------------------------------------------------------------
@@ -199,6 +205,19 @@ def _choose(legal: list[dict]) -> dict:
     raise AssertionError(f"no usable legal action in {legal}")
 
 
+def _play_until(players: dict, gid: int, done, limit: int = 40) -> dict:
+    """Play game ``gid`` from each mover's ``legal_actions`` (``_choose``) until ``done(game)``."""
+    for _ in range(limit):
+        _, game = players[0].call("GET", f"/api/v1/games/{gid}/", expect=200)
+        if done(game):
+            return game
+        mover = players[game["to_act"]]
+        _, view = mover.call("GET", f"/api/v1/games/{gid}/", expect=200)
+        mover.call("POST", f"/api/v1/games/{gid}/actions/",
+                   {"version": view["version"], "action": _choose(view["view"]["legal_actions"])}, expect=200)
+    raise AssertionError(f"game {gid} did not get there in {limit} actions")
+
+
 @pytest.mark.django_db
 def test_a_whole_game_over_the_api_conforms_to_the_schema(schema, anon):
     from django.contrib.auth import get_user_model
@@ -212,7 +231,8 @@ def test_a_whole_game_over_the_api_conforms_to_the_schema(schema, anon):
     assert me["name"] == "alice"
 
     # An AI game, and an invitation with a fixed deck that bob accepts.
-    alice.call("POST", "/api/v1/games/new/", {"kind": "ai", "ai_level": "random"}, expect=201)
+    _, ai_game = alice.call("POST", "/api/v1/games/new/", {"kind": "ai", "ai_level": "random"}, expect=201)
+    assert {"is_ai": True, "ai_level": "random"}.items() <= ai_game["seats"][1].items()
     _, game = alice.call("POST", "/api/v1/games/new/", {
         "kind": "invite", "opponent": "bob", "decks": [ROUND1], "first_dealer": 1}, expect=201)
     gid = game["id"]
@@ -293,11 +313,41 @@ def test_a_whole_game_over_the_api_conforms_to_the_schema(schema, anon):
     _, export = bob.call("GET", f"/api/v1/games/{gid}/export/", expect=200)
     assert export["decks"][0] == ROUND1
 
+    # A whole match to the target score (rounds of tests/games/test_views_full_match.py): round 1
+    # as above; round 2 bob (no meld) passes, alice passes, bob draws 5S and discards, alice draws
+    # 6S and her only legal knock is discarding 6S (upcard 4D: limit 4), gin (R7.7): at least
+    # 28 + 98 + 25 > 100 points (R10.1). The finished view, the gin result and match events are checked.
+    _, game = alice.call("POST", "/api/v1/games/new/", {
+        "kind": "invite", "opponent": "bob", "decks": [ROUND1, ROUND2], "first_dealer": 1}, expect=201)
+    gid2 = game["id"]
+    bob.call("POST", f"/api/v1/games/{gid2}/accept/", expect=200)
+    game = _play_until(players, gid2, lambda g: g["status"] != "active")
+    assert game["status"] == "finished" and game["end_reason"] == "target_score" and game["winner_seat"] == 0
+    assert game["last_round_result"]["outcome"] == "gin"
+    _, export = alice.call("GET", f"/api/v1/games/{gid2}/export/", expect=200)
+    assert export["decks"] == [ROUND1, ROUND2]
+    bob.call("GET", f"/api/v1/games/{gid2}/rounds/", expect=200)
+    bob.call("GET", f"/api/v1/games/{gid2}/moves/", expect=200, query={"round": 2})
+    _, mine = alice.call("GET", "/api/v1/games/", expect=200, query={"result": "won"})
+    assert {gid, gid2} <= {g["id"] for g in mine["results"]}
+
+    # The AI game ends by resignation; its export (seat names, decks) conforms too.
+    _, ai_game = alice.call("POST", f"/api/v1/games/{ai_game['id']}/resign/", expect=200)
+    assert ai_game["status"] == "finished" and ai_game["winner_seat"] == 1
+    alice.call("GET", f"/api/v1/games/{ai_game['id']}/export/", expect=200)
+
+    # An invitation bob declines.
+    _, game = alice.call("POST", "/api/v1/games/new/", {"kind": "invite", "opponent": "bob"}, expect=201)
+    _, game = bob.call("POST", f"/api/v1/games/{game['id']}/decline/", expect=200)
+    assert game["status"] != "invited"
+
     _, feed = bob.call("GET", "/api/v1/events/", expect=200, query={"after": 0, "limit": 200})
-    assert any(e["kind"] == "round_over" for e in feed["results"])
+    kinds = {e["kind"] for e in feed["results"]}
+    assert {"round_over", "match_over"} <= kinds
+    bob.call("GET", "/api/v1/events/", expect=200, query={"limit": 2})
     bob.call("GET", "/api/v1/me/stats/", expect=200)
     _, stats = bob.call("GET", "/api/v1/players/alice/stats/", expect=200)
-    assert stats["matches_won"] == 1
+    assert stats["matches_won"] == 2
 
     # Unauthenticated (401) and not found (404).
     guest.call("GET", "/api/v1/me/", expect=401)
