@@ -9,7 +9,11 @@ How a decision is made (only the :class:`PlayerView` is read):
 2. Discards without a knock on offer: the discard whose remaining ten cards have the least
    *expected* deadwood after the next stock draw (:func:`expected_deadwood`, over the live cards
    only, each weighted by the chance it is in the stock rather than the opponent's hand), so
-   connected cards with live outs are kept and cards whose partners are dead are let go.
+   connected cards with live outs are kept and cards whose partners are dead are let go; plus
+   a share of the deadwood held right after the discard, growing as the stock runs out (an
+   opponent that knocks early punishes high cards kept for later), and a cost for the chance
+   the discard completes a meld with cards the opponent holds (known from what it took, or
+   estimated by :func:`opponent_holds`), so it is not fed.
 3. Other decisions compare candidates by search: take or pass the upcard (R5), draw from the
    stock or the discard pile (R6.1), and, when a knock is legal, the best knock (R7.2) against the
    two best discards. Obvious moves (one legal action, gin, a discard-pile top with no partner in
@@ -64,6 +68,39 @@ def expected_deadwood(hand10: int, draws: list[tuple[int, float]]) -> float:
     return total
 
 
+def opponent_holds(k: Knowledge) -> list[float]:
+    """Per card index, the estimated probability (0..1) that the opponent holds it: 1 for its
+    known cards, 0 for own and dead cards, and for unseen cards its share of the hidden cards
+    by :attr:`Knowledge.weights`."""
+    p = [0.0] * 52
+    cards = mask_indices(k.unseen)
+    total_w = sum(k.weights[c] for c in cards) or 1.0
+    for c in cards:
+        p[c] = min(1.0, k.opp_hidden * k.weights[c] / total_w)
+    for c in mask_indices(k.opp_known):
+        p[c] = 1.0
+    return p
+
+
+def meld_chance(card: int, p: list[float]) -> float:
+    """Approximate probability (0..1) that ``card`` completes a meld with two cards the
+    opponent holds (a set, R2.1, or a run, R2.2), treating the cards as independent."""
+    suit, rank = divmod(card, 13)
+    pairs = []
+    others = [s * 13 + rank for s in range(4) if s != suit]
+    pairs.append((others[0], others[1]))
+    pairs.append((others[0], others[2]))
+    pairs.append((others[1], others[2]))
+    base = suit * 13
+    for lo, hi in ((-2, -1), (-1, 1), (1, 2)):
+        if 0 <= rank + lo and rank + hi <= 12:
+            pairs.append((base + rank + lo, base + rank + hi))
+    miss = 1.0
+    for a, b in pairs:
+        miss *= 1.0 - p[a] * p[b]
+    return 1.0 - miss
+
+
 @dataclass
 class SearchStats:
     """What the last decision's search did: ``iterations`` (playouts and knock evaluations run),
@@ -94,6 +131,12 @@ class StrongPolicy:
     """
 
     level = "strong"
+    # Discard heuristic weights (points of expected deadwood): the weight of the deadwood held
+    # right after the discard (``now_weight`` early, plus ``now_weight_late`` as the stock runs
+    # out) and the cost per unit chance that the discard completes a meld for the opponent.
+    now_weight = 0.3
+    now_weight_late = 0.5
+    feed_weight = 5.0
 
     def __init__(self, *, seed: int | None = None, time_budget: float = 0.2,
                  clock: Callable[[], float] = time.perf_counter, max_iterations: int | None = None,
@@ -167,8 +210,22 @@ class StrongPolicy:
             out.append(best)
         draws = stock_odds(k)
         discards = [a for a in legal if isinstance(a, Discard)]
-        scored = sorted(discards, key=lambda a: (expected_deadwood(hand & ~a.card.bit, draws),
-                                                 dws[a.card.index], -VALUE[a.card.index], -a.card.index))
+        # Against an opponent that knocks as soon as it can, the deadwood held now matters more
+        # and more as the stock shrinks; a discard the opponent can meld feeds its next knock.
+        progress = 1.0 - min(1.0, k.stock_size / 31.0)
+        now_w = self.now_weight + self.now_weight_late * progress
+        p_opp = opponent_holds(k)
+        feed_w = self.feed_weight
+
+        def score(a: Discard) -> tuple:
+            c = a.card.index
+            e = expected_deadwood(hand & ~a.card.bit, draws)
+            e += now_w * dws[c]
+            if feed_w:
+                e += feed_w * meld_chance(c, p_opp)
+            return (e, dws[c], -VALUE[c], -c)
+
+        scored = sorted(discards, key=score)
         if not out:
             return scored[:1]  # no knock to weigh: the look-ahead ranking decides
         return out + scored[:self.max_discards]

@@ -207,3 +207,26 @@ def test_strong_iteration_cap():
     assert p.last_stats.iterations == 17
     ncand = len(p.last_stats.candidates)
     assert p.last_stats.determinizations == 17 // ncand
+
+
+def test_meld_chance_of_a_discard_for_the_opponent():
+    """The feeding estimate the strong discard heuristic uses: worked out by hand."""
+    from games.engine.ai.strong import meld_chance
+    from games.engine.cards import Card
+
+    def idx(code):
+        return Card.parse(code).index
+
+    p = [0.0] * 52
+    # The opponent holds 7S and 7H (known): a 7 of another suit completes a set for certain.
+    p[idx("7S")] = p[idx("7H")] = 1.0
+    assert meld_chance(idx("7D"), p) == pytest.approx(1.0)
+    # Nothing held near the 2C: no meld can be completed.
+    assert meld_chance(idx("2C"), p) == 0.0
+    # One run pair (4D, 5D) each held with probability 0.5: 0.25; the other run pairs and the
+    # set pairs of the 6D need 6D's neighbours/rank-mates, all at 0 except 7S/7H (two 7s do not
+    # meld with a 6).
+    p[idx("4D")] = p[idx("5D")] = 0.5
+    assert meld_chance(idx("6D"), p) == pytest.approx(0.25)
+    # 3D: pairs (4D,5D) = 0.25, (2D,4D) = 0, (AD,2D) = 0 -> 0.25.
+    assert meld_chance(idx("3D"), p) == pytest.approx(0.25)
