@@ -134,9 +134,9 @@ class StrongPolicy:
     # Discard heuristic weights (points of expected deadwood): the weight of the deadwood held
     # right after the discard (``now_weight`` early, plus ``now_weight_late`` as the stock runs
     # out) and the cost per unit chance that the discard completes a meld for the opponent.
-    now_weight = 0.3
-    now_weight_late = 0.5
-    feed_weight = 5.0
+    now_weight = 1.0
+    now_weight_late = 1.5
+    feed_weight = 8.0
 
     def __init__(self, *, seed: int | None = None, time_budget: float = 0.2,
                  clock: Callable[[], float] = time.perf_counter, max_iterations: int | None = None,
