@@ -27,20 +27,8 @@ import jsonschema
 import pytest
 from rest_framework.test import APIClient
 
-from tests.helpers import deck_for
-
-ROUND1 = deck_for(
-    nondealer="AC 2C 3C 4C 5C 6C 7C 8C 9C 5H",
-    dealer="7S 8S 9S 2H 2D 2S KD QH JH 3D",
-    upcard="6D",
-    stock_top="3H",
-)
-ROUND2 = deck_for(
-    nondealer="KD KH QS QH JD JS 10D 10H 9S 9H",
-    dealer="AC 2C 3C 4C 5C 6C 7C 8C 9C 10C",
-    upcard="4D",
-    stock_top="5S 6S",
-)
+# The two fixed deals of the full-match test (a knock, then gin to the target; worked out there).
+from tests.games.test_views_full_match import ROUND1, ROUND2
 
 
 # --- schema handling -------------------------------------------------------------------------
