@@ -15,7 +15,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from ..cards import mask_cards
-from ..melds import best_arrangement, best_defence, mask_knock_deadwoods, mask_min_deadwood
+from ..melds import (_SUIT_SUM, _unions, best_arrangement, best_defence, mask_knock_deadwoods,
+                     mask_melds, mask_min_deadwood, mask_value)
 
 VALUE = tuple(min(i % 13 + 1, 10) for i in range(52))
 RANK = tuple(i % 13 + 1 for i in range(52))
@@ -36,25 +37,52 @@ class SimRules:
     forbid: bool
 
 
+# Per 13-bit suit mask: 4 x (highest rank present), or -100 when the suit is empty.
+_TOP4 = tuple(4 * (p.bit_length() - 1) if p else -100 for p in range(8192))
+
+
+def _top_in(mask: int) -> int:
+    """The baseline's preferred discard among the cards of ``mask`` (not empty): the highest
+    value, then the highest rank, then the highest index (the top card of the suit whose top
+    rank is highest, the higher suit on a tie)."""
+    k = max(_TOP4[mask & 0x1FFF], _TOP4[mask >> 13 & 0x1FFF] + 1,
+            _TOP4[mask >> 26 & 0x1FFF] + 2, _TOP4[mask >> 39] + 3)
+    r, suit = divmod(k, 4)
+    return suit * 13 + r
+
+
+def _best_discard(hand: int, forbidden: int) -> tuple[int, int]:
+    total = mask_value(hand)
+    melds = mask_melds(hand)
+    us = _unions(melds) if melds else ((0, 0),)
+    best_dw = 999
+    best_i = -1
+    for u, uv in us:
+        cand = hand & ~u & ~forbidden
+        if not cand:
+            continue
+        i = _top_in(cand)
+        dw = total - uv - VALUE[i]
+        if dw < best_dw or (dw == best_dw and (VALUE[i], RANK[i], i) > (VALUE[best_i], RANK[best_i], best_i)):
+            best_dw, best_i = dw, i
+    return best_dw, best_i
+
+
+_best_discard_cached = lru_cache(maxsize=1 << 17)(_best_discard)
+
+
 def best_discard(hand: int, forbidden: int) -> tuple[int, int]:
     """``(deadwood_after, card_index)``: the least-deadwood discard of an 11-card hand, ties to the
-    highest value, then rank, then index (the baseline's rule)."""
-    dws = knock_deadwoods(hand, forbidden)
-    best_i = -1
-    best_k = None
-    for i, dw in dws.items():
-        k = (dw, -VALUE[i], -RANK[i], -i)
-        if best_k is None or k < best_k:
-            best_k, best_i = k, i
-    return best_k[0], best_i
+    highest value, then rank, then index (the baseline's rule, R2.4). Within one arrangement the
+    best discard is its highest unmelded card, so only one card per arrangement is looked at."""
+    return _best_discard_cached(hand, forbidden)
 
 
 def wants_card(hand: int, card: int, rules: SimRules) -> bool:
     """The baseline's take rule: ``card`` allows a knock at once, or melds (R2.4)."""
     bit = 1 << card
     if min_deadwood(hand | bit) >= min_deadwood(hand) + VALUE[card]:
-        dws = knock_deadwoods(hand | bit, bit if rules.forbid else 0)
-        return bool(dws) and min(dws.values()) <= rules.knock_limit
+        return best_discard(hand | bit, bit if rules.forbid else 0)[0] <= rules.knock_limit
     return True
 
 
