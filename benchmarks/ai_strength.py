@@ -22,6 +22,7 @@ Printed per pairing: matches won with a 95% Wilson interval, rounds won, average
 from __future__ import annotations
 
 import argparse
+import json
 import math
 import os
 import random
@@ -41,6 +42,21 @@ from games.engine.melds import mask_min_deadwood  # noqa: E402
 from games.engine.cards import cards_mask  # noqa: E402
 
 TARGET = 100
+
+# Keyword overrides for the strong policy's tuning attributes (``--strong-opts``), set in main()
+# before the worker processes fork.
+STRONG_OPTS: dict = {}
+
+
+def make_policy(level: str, seed: int, budget: float):
+    """``get_policy`` plus the ``--strong-opts`` overrides for the strong level."""
+    policy = get_policy(level, seed=seed, time_budget=budget)
+    if level == "strong":
+        for name, value in STRONG_OPTS.items():
+            if not hasattr(policy, name):
+                raise SystemExit(f"--strong-opts: the strong policy has no attribute {name!r}")
+            setattr(policy, name, value)
+    return policy
 
 
 def deck_for(seed: int, pair: int, round_index: int) -> tuple[Card, ...]:
@@ -85,7 +101,7 @@ def play_engine_match(task) -> MatchRecord:
     rules = RuleSet(variant=variant)
     a_seat = 1 if swapped else 0
     levels = {a_seat: a, 1 - a_seat: b}
-    policies = {s: get_policy(levels[s], seed=seed * 100003 + pair * 2 + s, time_budget=budget) for s in (0, 1)}
+    policies = {s: make_policy(levels[s], seed * 100003 + pair * 2 + s, budget) for s in (0, 1)}
     names = {a_seat: "A", 1 - a_seat: "B"}
     sides = {"A": Side(), "B": Side()}
     state = new_match(rules, first_dealer=pair % 2)
@@ -370,7 +386,7 @@ def play_openspiel_match(task) -> MatchRecord:
     rules = RuleSet(undercut_bonus=params["undercut_bonus"], gin_bonus=params["gin_bonus"],
                     ace_requires_gin=True)
     a_seat = 1 if swapped else 0
-    policy = get_policy(a, seed=seed * 100003 + pair * 2 + a_seat, time_budget=budget)
+    policy = make_policy(a, seed * 100003 + pair * 2 + a_seat, budget)
     sides = {"A": Side(), "B": Side()}
     rec = MatchRecord(False, [], sides)
     scores = [0, 0]
@@ -509,8 +525,12 @@ def main(argv=None) -> int:
     ap.add_argument("--variant", default="oklahoma", choices=["oklahoma", "classic"])
     ap.add_argument("--openspiel", type=int, default=None,
                     help="matches of A against OpenSpiel's simple bot (default: --matches; 0 skips)")
+    ap.add_argument("--strong-opts", default="{}",
+                    help='JSON object of strong-policy attributes to override, e.g. \'{"search_discards": 1}\'')
     args = ap.parse_args(argv)
-    print(f"budget {args.budget} s/move for strong; seed {args.seed}; jobs {args.jobs}; variant {args.variant}")
+    STRONG_OPTS.update(json.loads(args.strong_opts))
+    print(f"budget {args.budget} s/move for strong; seed {args.seed}; jobs {args.jobs}; variant {args.variant}"
+          + (f"; strong options {json.dumps(STRONG_OPTS, sort_keys=True)}" if STRONG_OPTS else ""))
     if args.matches > 0:
         recs, el = run(play_engine_match, args.a, args.b, args.matches, args.jobs, args.budget, args.seed,
                        args.variant)

@@ -43,7 +43,8 @@ from ..actions import Action, Discard, DrawDiscard, DrawStock, Knock, PassUpcard
 from ..views import PlayerView
 from .base import decision_rng, forbidden_mask, hand_mask
 from .knowledge import _PARTNERS, Knowledge, mask_indices, read_knowledge, sample_hidden
-from .playout import RANK, VALUE, SimRules, knock_deadwoods, knock_points, play_out, wants_card
+from .playout import (RANK, VALUE, SimRules, best_discard, knock_deadwoods, knock_points, play_out,
+                      wants_card)
 
 
 def stock_odds(k: Knowledge) -> list[tuple[int, float]]:
@@ -64,7 +65,7 @@ def expected_deadwood(hand10: int, draws: list[tuple[int, float]]) -> float:
     discard (R2.4): a one-ply look-ahead that values connected cards with live outs."""
     total = 0.0
     for c, p in draws:
-        total += p * min(knock_deadwoods(hand10 | 1 << c, 0).values())
+        total += p * best_discard(hand10 | 1 << c, 0)[0]
     return total
 
 
@@ -140,7 +141,8 @@ class StrongPolicy:
 
     def __init__(self, *, seed: int | None = None, time_budget: float = 0.2,
                  clock: Callable[[], float] = time.perf_counter, max_iterations: int | None = None,
-                 early_stop: bool = True, max_discards: int = 2, confidence: float = 1.5):
+                 early_stop: bool = True, max_discards: int = 2, confidence: float = 1.5,
+                 search_discards: int = 8, discard_margin: float = 15.0):
         if time_budget < 0:
             raise ValueError("time_budget must be >= 0 seconds")
         self.seed = seed
@@ -150,6 +152,8 @@ class StrongPolicy:
         self.early_stop = early_stop
         self.max_discards = max_discards
         self.confidence = confidence
+        self.search_discards = search_discards
+        self.discard_margin = discard_margin
         self._rng = random.Random(seed if seed is not None else random.SystemRandom().getrandbits(64))
         self.last_stats = SearchStats()
 
@@ -225,9 +229,15 @@ class StrongPolicy:
                 e += feed_w * meld_chance(c, p_opp)
             return (e, dws[c], -VALUE[c], -c)
 
-        scored = sorted(discards, key=score)
+        keyed = sorted((score(a), i, a) for i, a in enumerate(discards))
+        scored = [a for _, _, a in keyed]
         if not out:
-            return scored[:1]  # no knock to weigh: the look-ahead ranking decides
+            # No knock to weigh: the heuristic's best discard, and the next ones when their
+            # heuristic scores are close, are compared by search.
+            top = keyed[0][0][0]
+            close = [a for key, _, a in keyed[:self.search_discards]
+                     if key[0] - top <= self.discard_margin]
+            return close
         return out + scored[:self.max_discards]
 
     @staticmethod
