@@ -5,7 +5,7 @@
 - ``"random"``: a uniformly random legal action (:class:`RandomPolicy`).
 - ``"simple"``: the baseline of OpenSpiel's ``simple_gin_rummy_bot`` (:class:`SimplePolicy`).
 - ``"strong"``: card tracking, opponent-hand estimation, discard safety, expected-value knocking
-  and determinized Monte Carlo search bounded by a time budget per move (:class:`StrongPolicy`).
+  and determinized Monte Carlo search bounded by a time budget per turn (:class:`StrongPolicy`).
 
 No framework imports here: the engine stays framework-free.
 """
@@ -28,7 +28,7 @@ def get_policy(level: str, *, seed: int | None = None, time_budget: float = 0.2,
     """The policy of ``level`` (one of :data:`LEVELS`).
 
     ``seed``: an int makes decisions reproducible (a function of the view and the seed);
-    ``time_budget``: seconds of search per move for ``"strong"`` (default 0.2);
+    ``time_budget``: seconds of search per turn (draw and discard) for ``"strong"`` (default 0.2);
     ``clock``: the time source (seconds) the strong search reads, injectable for tests.
     Raises ``ValueError`` for an unknown level.
     """

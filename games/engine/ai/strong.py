@@ -1,23 +1,25 @@
 """The ``strong`` level: card tracking, opponent-hand estimation, expected-deadwood discards,
-expected-value knocking and a determinized Monte Carlo search bounded by a time budget per move.
+expected-value knocking and a determinized Monte Carlo search bounded by a time budget per turn.
 
 How a decision is made (only the :class:`PlayerView` is read):
 
 1. :func:`~.knowledge.read_knowledge` tracks the dead cards (the discard pile), the opponent's
    known cards (taken from the discard pile, R6.1) and weights every unseen card by how likely the
    opponent holds it, from what it threw, declined and took.
-2. Discards without a knock on offer: the discard whose remaining ten cards have the least
-   *expected* deadwood after the next stock draw (:func:`expected_deadwood`, over the live cards
+2. Discards without a knock on offer are ranked by a heuristic: the *expected* deadwood of the
+   remaining ten cards after the next stock draw (:func:`expected_deadwood`, over the live cards
    only, each weighted by the chance it is in the stock rather than the opponent's hand), so
    connected cards with live outs are kept and cards whose partners are dead are let go; plus
    a share of the deadwood held right after the discard, growing as the stock runs out (an
    opponent that knocks early punishes high cards kept for later), and a cost for the chance
    the discard completes a meld with cards the opponent holds (known from what it took, or
-   estimated by :func:`opponent_holds`), so it is not fed.
-3. Other decisions compare candidates by search: take or pass the upcard (R5), draw from the
+   estimated by :func:`opponent_holds`), so it is not fed. The best ``search_discards`` (8)
+   within ``discard_margin`` (15 points) of the heuristic's best are then compared by search;
+   the heuristic's best is the default the others must clearly beat.
+3. Other decisions are compared by search too: take or pass the upcard (R5), draw from the
    stock or the discard pile (R6.1), and, when a knock is legal, the best knock (R7.2) against the
    two best discards. Obvious moves (one legal action, gin, a discard-pile top with no partner in
-   the hand) are played at once.
+   the hand, a single discard within the margin) are played at once.
 4. Determinized Monte Carlo: repeatedly sample the opponent's hidden hand (weighted) and the stock
    order consistent with the view, and score every candidate on that same sample (common random
    numbers): a knock is scored exactly against the sampled hand (lay-offs and undercut risk
@@ -25,7 +27,9 @@ How a decision is made (only the :class:`PlayerView` is read):
    costly; other actions are followed by a heuristic playout of the rest of the round
    (:mod:`.playout`), so waiting for gin or a lower count, and the approaching wall (R8), are
    weighed by expected points.
-5. The search stops when the time budget (seconds, read from the injectable ``clock``) is spent,
+5. The search stops when the decision's share of the time budget is spent (seconds, read from the
+   injectable ``clock``; a turn's budget is split between its two decisions, ``draw_share`` for
+   the upcard or draw, the rest for the discard or knock, so a whole turn stays within it),
    when ``max_iterations`` playouts were run, or (``early_stop``) when one candidate leads the
    others by a clear statistical margin. The candidate with the best mean points is played if it
    beats the heuristic default (candidate 0) by ``confidence`` standard errors; else the default.
@@ -122,10 +126,15 @@ class StrongPolicy:
     """The strongest level; see the module docstring for the method.
 
     ``seed``: an int makes decisions reproducible given the view and the clock's readings;
-    ``time_budget``: seconds of search per move (default 0.2); ``clock``: a zero-argument
+    ``time_budget``: seconds of search per turn (default 0.2), of which an upcard or draw decision
+    (R5, R6.1) may use ``draw_share`` (0.3) and a discard or knock decision (R6.2, R7) the rest;
+    ``clock``: a zero-argument
     function returning seconds (default ``time.perf_counter``); ``max_iterations``: an optional cap
     on playouts per move; ``early_stop``: stop when the leader is clear (default True);
-    ``max_discards``: how many discards are compared by search; ``confidence``: how many
+    ``max_discards``: how many discards are compared with a legal knock; ``search_discards`` and
+    ``discard_margin`` (points of the heuristic score): how many discards, at most, are compared
+    by search when no knock is legal, and how far behind the heuristic's best they may be;
+    ``confidence``: how many
     standard errors a candidate must gain over the heuristic default to be played instead
     (guards against choosing on noise when the budget is small). After each ``choose``,
     ``last_stats`` is a :class:`SearchStats`. Raises ``ValueError`` when the view has no legal action.
@@ -142,7 +151,7 @@ class StrongPolicy:
     def __init__(self, *, seed: int | None = None, time_budget: float = 0.2,
                  clock: Callable[[], float] = time.perf_counter, max_iterations: int | None = None,
                  early_stop: bool = True, max_discards: int = 2, confidence: float = 1.5,
-                 search_discards: int = 8, discard_margin: float = 15.0):
+                 search_discards: int = 8, discard_margin: float = 15.0, draw_share: float = 0.3):
         if time_budget < 0:
             raise ValueError("time_budget must be >= 0 seconds")
         self.seed = seed
@@ -154,6 +163,7 @@ class StrongPolicy:
         self.confidence = confidence
         self.search_discards = search_discards
         self.discard_margin = discard_margin
+        self.draw_share = draw_share
         self._rng = random.Random(seed if seed is not None else random.SystemRandom().getrandbits(64))
         self.last_stats = SearchStats()
 
@@ -249,13 +259,20 @@ class StrongPolicy:
                 return True
         return VALUE[card] <= 3
 
+    def budget_for(self, view: PlayerView) -> float:
+        """Seconds of search this decision may use: ``draw_share`` of the turn's ``time_budget``
+        for an upcard or draw decision (R5, R6.1), the rest for a discard or knock (R6.2, R7)."""
+        if view.phase in ("upcard", "draw"):
+            return self.time_budget * self.draw_share
+        return self.time_budget * (1.0 - self.draw_share)
+
     # ------------------------------------------------------------------------------------------
     # Search
 
     def _search(self, view: PlayerView, k: Knowledge, rules: SimRules, cands: list[Action],
                 rng: random.Random) -> Action:
         clock = self.clock
-        budget = self.time_budget
+        budget = self.budget_for(view)
         cap = self.max_iterations
         start = clock()
         unseen = mask_indices(k.unseen)

@@ -176,18 +176,34 @@ def searched_position():
     raise AssertionError("no searched position found")  # pragma: no cover
 
 
-@pytest.mark.parametrize("step,budget,expected", [(1 / 64, 0.25, 15), (1 / 16, 0.25, 3), (1 / 8, 0.125, 0)])
+@pytest.mark.parametrize("step,budget,expected", [(1 / 64, 0.25, 11), (1 / 16, 0.25, 2), (1 / 8, 0.125, 0)])
 def test_strong_runs_exactly_the_playouts_its_budget_allows(step, budget, expected):
+    # A discard decision may use 0.7 of the turn's budget (draw_share 0.3 goes to the draw).
     # The clock is read once when the search starts and once before each playout; a playout starts
-    # only while less than `budget` seconds have passed: reads at step, 2*step, ... < budget.
-    # 0.25 s at 1/64 s per read: reads at 1/64 .. 15/64 pass, 16/64 = 0.25 stops -> 15 playouts.
+    # only while less than that many seconds have passed: reads at step, 2*step, ... < 0.7 * budget.
+    # 0.25 s -> 0.175 s; at 1/64 s per read: 1/64 .. 11/64 (0.1719) pass, 12/64 (0.1875) stops -> 11.
+    # At 1/16: 1/16, 2/16 (0.125) pass, 3/16 (0.1875) stops -> 2. 0.125 s -> 0.0875 s < 1/8 -> 0.
     state, seat = searched_position()
     clock = FakeClock(step)
     p = StrongPolicy(seed=1, time_budget=budget, clock=clock, early_stop=False)
+    assert p.budget_for(player_view(state, seat)) == pytest.approx(0.7 * budget)
     action = p.choose(player_view(state, seat))
     assert p.last_stats.iterations == expected
     assert action in player_view(state, seat).legal_actions
-    assert p.last_stats.elapsed <= budget + 2 * step
+    assert p.last_stats.elapsed <= 0.7 * budget + 2 * step
+
+
+def test_turn_budget_is_split_between_draw_and_discard():
+    # The draw (or upcard) decision gets draw_share of the turn's seconds, the discard the rest,
+    # so the two decisions of one turn together stay within time_budget.
+    p = StrongPolicy(seed=1, time_budget=0.2, draw_share=0.25)
+    seen = set()
+    for state, seat in positions(40, seed=21):
+        view = player_view(state, seat)
+        expected = 0.05 if state.phase in ("upcard", "draw") else 0.15
+        assert p.budget_for(view) == pytest.approx(expected)
+        seen.add(state.phase)
+    assert seen == {"upcard", "draw", "discard"}
 
 
 def test_strong_never_exceeds_budget_with_early_stop():
@@ -196,8 +212,9 @@ def test_strong_never_exceeds_budget_with_early_stop():
         clock = FakeClock(0.001)
         p = StrongPolicy(seed=2, time_budget=budget, clock=clock)
         p.choose(player_view(state, seat))
-        assert p.last_stats.iterations <= round(budget / 0.001)
-        assert p.last_stats.iterations >= min(24 * len(p.last_stats.candidates), round(budget / 0.001) - 1)
+        allowed = round(0.7 * budget / 0.001)  # the discard decision's share, in clock reads
+        assert p.last_stats.iterations <= allowed
+        assert p.last_stats.iterations >= min(24 * len(p.last_stats.candidates), allowed - 1)
 
 
 def test_strong_iteration_cap():
@@ -230,3 +247,32 @@ def test_meld_chance_of_a_discard_for_the_opponent():
     assert meld_chance(idx("6D"), p) == pytest.approx(0.25)
     # 3D: pairs (4D,5D) = 0.25, (2D,4D) = 0, (AD,2D) = 0 -> 0.25.
     assert meld_chance(idx("3D"), p) == pytest.approx(0.25)
+
+
+def test_discards_are_searched_from_the_heuristic_best():
+    # Without a knock on offer, the heuristic's best discard (what the policy plays when only one
+    # discard may be searched) is the search's default candidate 0, and at most
+    # `search_discards` legal discards are compared.
+    from games.engine import Discard, Knock
+
+    searched = 0
+    for state, seat in positions(120, seed=31):
+        view = player_view(state, seat)
+        if state.phase != "discard" or any(isinstance(a, Knock) for a in view.legal_actions):
+            continue
+        only = StrongPolicy(seed=1, search_discards=1, max_iterations=40, time_budget=10.0)
+        best = only.choose(view)
+        assert not only.last_stats.searched and isinstance(best, Discard)
+        p = StrongPolicy(seed=1, search_discards=4, max_iterations=40, time_budget=10.0)
+        chosen = p.choose(view)
+        assert chosen in view.legal_actions
+        if p.last_stats.searched:
+            searched += 1
+            cands = p.last_stats.candidates
+            assert cands[0] == best.to_dict()
+            assert 2 <= len(cands) <= 4
+            assert len({c["card"] for c in cands}) == len(cands)
+            assert chosen.to_dict() in cands
+        else:
+            assert chosen == best
+    assert searched >= 10
