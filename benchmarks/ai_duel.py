@@ -67,7 +67,7 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("variants", nargs="+", help="JSON objects of strong-policy attributes")
     ap.add_argument("--deals", type=int, default=200)
-    ap.add_argument("--budget", type=float, default=0.1, help="strong's seconds per move")
+    ap.add_argument("--budget", type=float, default=0.1, help="strong's seconds of search per turn")
     ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
     args = ap.parse_args(argv)
     VARIANTS.extend(json.loads(v) for v in args.variants)
@@ -84,7 +84,7 @@ def main(argv=None) -> int:
         outcome_points[v][o] += p
     keys = [(d, s) for d in range(args.deals) for s in (0, 1)]
     print(f"strong vs simple, {len(keys)} rounds per variant ({args.deals} deals x 2 seats), "
-          f"budget {args.budget} s/move, {time.time() - t:.0f} s")
+          f"budget {args.budget} s/turn, {time.time() - t:.0f} s")
     for v, opts in enumerate(VARIANTS):
         m, se = mean_se([points[k + (v,)] for k in keys])
         print(f"variant {v} {json.dumps(opts, sort_keys=True)}: strong's net {m:+.2f} points/round (SE {se:.2f})")

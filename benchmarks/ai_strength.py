@@ -520,7 +520,7 @@ def main(argv=None) -> int:
     ap.add_argument("--b", default="simple", help="level B")
     ap.add_argument("--matches", type=int, default=400, help="matches in our engine (even: duplicate pairs)")
     ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="worker processes")
-    ap.add_argument("--budget", type=float, default=0.2, help="strong level's seconds per move")
+    ap.add_argument("--budget", type=float, default=0.2, help="strong level's seconds of search per turn")
     ap.add_argument("--seed", type=int, default=1, help="deal sequence seed")
     ap.add_argument("--variant", default="oklahoma", choices=["oklahoma", "classic"])
     ap.add_argument("--openspiel", type=int, default=None,
@@ -529,7 +529,7 @@ def main(argv=None) -> int:
                     help='JSON object of strong-policy attributes to override, e.g. \'{"search_discards": 1}\'')
     args = ap.parse_args(argv)
     STRONG_OPTS.update(json.loads(args.strong_opts))
-    print(f"budget {args.budget} s/move for strong; seed {args.seed}; jobs {args.jobs}; variant {args.variant}"
+    print(f"budget {args.budget} s/turn for strong; seed {args.seed}; jobs {args.jobs}; variant {args.variant}"
           + (f"; strong options {json.dumps(STRONG_OPTS, sort_keys=True)}" if STRONG_OPTS else ""))
     if args.matches > 0:
         recs, el = run(play_engine_match, args.a, args.b, args.matches, args.jobs, args.budget, args.seed,
