@@ -26,7 +26,7 @@ from multiprocessing import Pool
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 from games.engine import RuleSet, apply, deal, new_match, player_view, shuffled_deck  # noqa: E402
-from games.engine.ai import SimplePolicy, StrongPolicy  # noqa: E402
+from benchmarks.ai_strength import make_policy  # noqa: E402
 
 VARIANTS: list[dict] = []
 BUDGET = 0.1
@@ -38,12 +38,8 @@ def play_round(task) -> tuple[int, int, int, int, str]:
     d, seat, v = task
     state = new_match(RuleSet(), first_dealer=d % 2)
     state, _ = deal(state, shuffled_deck(random.Random(f"okgin-duel-{d}")))
-    strong = StrongPolicy(seed=d * 7 + seat, time_budget=BUDGET)
-    for name, value in VARIANTS[v].items():
-        if not hasattr(strong, name):
-            raise SystemExit(f"the strong policy has no attribute {name!r}")
-        setattr(strong, name, value)
-    simple = SimplePolicy()
+    strong = make_policy("strong", d * 7 + seat, BUDGET, VARIANTS[v])
+    simple = make_policy("simple", 0, BUDGET)
     while True:
         s = state.to_act
         state, events = apply(state, s, (strong if s == seat else simple).choose(player_view(state, s)))

@@ -48,11 +48,12 @@ TARGET = 100
 STRONG_OPTS: dict = {}
 
 
-def make_policy(level: str, seed: int, budget: float):
-    """``get_policy`` plus the ``--strong-opts`` overrides for the strong level."""
+def make_policy(level: str, seed: int, budget: float, strong_opts: dict | None = None):
+    """``get_policy`` plus overrides of the strong level's attributes (``strong_opts``, by default
+    the ``--strong-opts`` given to this script)."""
     policy = get_policy(level, seed=seed, time_budget=budget)
     if level == "strong":
-        for name, value in STRONG_OPTS.items():
+        for name, value in (STRONG_OPTS if strong_opts is None else strong_opts).items():
             if not hasattr(policy, name):
                 raise SystemExit(f"--strong-opts: the strong policy has no attribute {name!r}")
             setattr(policy, name, value)

@@ -15,8 +15,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from ..cards import mask_cards
-from ..melds import (_SUIT_SUM, _unions, best_arrangement, best_defence, mask_knock_deadwoods,
-                     mask_melds, mask_min_deadwood, mask_value)
+from ..melds import (_unions, best_arrangement, best_defence, mask_knock_deadwoods, mask_melds,
+                     mask_min_deadwood, mask_value)
 
 VALUE = tuple(min(i % 13 + 1, 10) for i in range(52))
 RANK = tuple(i % 13 + 1 for i in range(52))
@@ -51,7 +51,10 @@ def _top_in(mask: int) -> int:
     return suit * 13 + r
 
 
-def _best_discard(hand: int, forbidden: int) -> tuple[int, int]:
+def best_discard(hand: int, forbidden: int) -> tuple[int, int]:
+    """``(deadwood_after, card_index)``: the least-deadwood discard of an 11-card hand, ties to the
+    highest value, then rank, then index (the baseline's rule, R2.4). Within one arrangement the
+    best discard is its highest unmelded card, so only one card per arrangement is looked at."""
     total = mask_value(hand)
     melds = mask_melds(hand)
     us = _unions(melds) if melds else ((0, 0),)
@@ -68,14 +71,7 @@ def _best_discard(hand: int, forbidden: int) -> tuple[int, int]:
     return best_dw, best_i
 
 
-_best_discard_cached = lru_cache(maxsize=1 << 17)(_best_discard)
-
-
-def best_discard(hand: int, forbidden: int) -> tuple[int, int]:
-    """``(deadwood_after, card_index)``: the least-deadwood discard of an 11-card hand, ties to the
-    highest value, then rank, then index (the baseline's rule, R2.4). Within one arrangement the
-    best discard is its highest unmelded card, so only one card per arrangement is looked at."""
-    return _best_discard_cached(hand, forbidden)
+best_discard = lru_cache(maxsize=1 << 17)(best_discard)
 
 
 def wants_card(hand: int, card: int, rules: SimRules) -> bool:

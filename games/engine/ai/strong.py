@@ -45,7 +45,7 @@ from typing import Callable
 
 from ..actions import Action, Discard, DrawDiscard, DrawStock, Knock, PassUpcard, TakeUpcard
 from ..views import PlayerView
-from .base import decision_rng, forbidden_mask, hand_mask
+from .base import decision_rng, forbidden_mask
 from .knowledge import _PARTNERS, Knowledge, mask_indices, read_knowledge, sample_hidden
 from .playout import (RANK, VALUE, SimRules, best_discard, knock_deadwoods, knock_points, play_out,
                       wants_card)
