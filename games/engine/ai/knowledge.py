@@ -48,7 +48,10 @@ class Knowledge:
     ``unseen``: mask of cards in the opponent's hidden hand or in the stock; ``opp_hidden``: how
     many of the opponent's cards are hidden; ``weights``: per card index, the relative likelihood
     that an unseen card is in the opponent's hand rather than the stock; ``opp_threw`` and
-    ``opp_declined``: card indices the opponent discarded / let pass.
+    ``opp_declined``: card indices the opponent discarded / let pass; ``opp_turns``: the
+    opponent's completed turns this round, oldest first, as ``(took, discarded)`` card indices
+    where ``took`` is the card it took from the discard pile that turn (R5, R6.1) or None when
+    it drew from the stock.
     """
 
     own: int
@@ -60,6 +63,7 @@ class Knowledge:
     weights: tuple[float, ...]
     opp_threw: tuple[int, ...]
     opp_declined: tuple[int, ...]
+    opp_turns: tuple[tuple[int | None, int], ...] = ()
 
 
 def read_knowledge(view: PlayerView) -> Knowledge:
@@ -83,6 +87,8 @@ def read_knowledge(view: PlayerView) -> Knowledge:
     declined: list[int] = []
     took: list[int] = []
     pile: list[int] = []
+    turns: list[tuple[int | None, int]] = []
+    turn_took = None
     for ev in view.history:
         t = ev.get("type")
         who = ev.get("seat")
@@ -93,17 +99,22 @@ def read_knowledge(view: PlayerView) -> Knowledge:
                 card = pile.pop()
                 if who == opp:
                     took.append(card)
+                    turn_took = card
         elif t == "upcard_passed":
             if who == opp and pile:
                 declined.append(pile[-1])
         elif t == "drew_stock":
-            if who == opp and pile:
-                declined.append(pile[-1])
+            if who == opp:
+                turn_took = None
+                if pile:
+                    declined.append(pile[-1])
         elif t == "discarded":
             card = Card.parse(ev["card"]).index
             pile.append(card)
             if who == opp:
                 threw.append(card)
+                turns.append((turn_took, card))
+                turn_took = None
 
     w = [1.0] * 52
     for group, table in ((threw, _THREW), (declined, _DECLINED), (took, _TOOK)):
@@ -112,7 +123,7 @@ def read_knowledge(view: PlayerView) -> Knowledge:
                 w[p] *= table[d]
     return Knowledge(own=own, dead=dead, opp_known=opp_known, unseen=unseen, opp_hidden=opp_hidden,
                      stock_size=view.stock_size, weights=tuple(w), opp_threw=tuple(threw),
-                     opp_declined=tuple(declined))
+                     opp_declined=tuple(declined), opp_turns=tuple(turns))
 
 
 def mask_indices(mask: int) -> list[int]:

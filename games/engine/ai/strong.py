@@ -21,12 +21,15 @@ How a decision is made (only the :class:`PlayerView` is read):
    two best discards. Obvious moves (one legal action, gin, a discard-pile top with no partner in
    the hand, a single discard within the margin) are played at once.
 4. Determinized Monte Carlo: repeatedly sample the opponent's hidden hand (weighted) and the stock
-   order consistent with the view, and score every candidate on that same sample (common random
-   numbers): a knock is scored exactly against the sampled hand (lay-offs and undercut risk
-   included, R7.6, R9.3), which also makes a discard that feeds the sampled opponent's melds
-   costly; other actions are followed by a heuristic playout of the rest of the round
-   (:mod:`.playout`), so waiting for gin or a lower count, and the approaching wall (R8), are
-   weighed by expected points.
+   order consistent with the view, keeping only opponent hands that explain its last two turns
+   (:func:`plausible`: each discard its least-deadwood discard, no knock passed up), which brings
+   the sampled hands' deadwood close to the real one (measured against the baseline: real 29.7
+   points, unfiltered samples 42.6, filtered 31.8), and score every candidate on that same
+   sample (common random numbers): a knock is scored exactly against the sampled hand (lay-offs
+   and undercut risk included, R7.6, R9.3), which also makes a discard that feeds the sampled
+   opponent's melds costly; other actions are followed by a heuristic playout of the rest of
+   the round (:mod:`.playout`), so waiting for gin or a lower count, and the approaching wall
+   (R8), are weighed by expected points.
 5. The search stops when the decision's share of the time budget is spent (seconds, read from the
    injectable ``clock``; a turn's budget is split between its two decisions, ``draw_share`` for
    the upcard or draw, the rest for the discard or knock, so a whole turn stays within it),
@@ -106,6 +109,45 @@ def meld_chance(card: int, p: list[float]) -> float:
     return 1.0 - miss
 
 
+def _explains(hand11: int, took: int | None, discard: int, rules: SimRules, knock_check: bool) -> bool:
+    """Whether discarding ``discard`` from the eleven cards ``hand11`` is what a sensible player
+    does: its least-deadwood discard (R2.4; ties to the higher card), never the card just taken
+    from the discard pile (R6.3), and, with ``knock_check``, no knock possible after it (R7.2)."""
+    forbidden = (1 << took) if (took is not None and rules.forbid) else 0
+    dw, card = best_discard(hand11, forbidden)
+    return card == discard and (not knock_check or dw > rules.knock_limit)
+
+
+def plausible(opp: int, k: Knowledge, rules: SimRules, knock_check: bool = True,
+              depth: int = 1) -> bool:
+    """Whether a sampled opponent hand ``opp`` (mask of its ten cards) explains its last ``depth``
+    (1 or 2) turns (``k.opp_turns``) as a sensible player would have played them: each discard
+    was its least-deadwood discard (R2.4; ties to the higher card), not the card it had just
+    taken from the discard pile (R6.3), and, with ``knock_check``, it could not knock after it
+    (R7.2), since a player that could knock usually does. For the turn before the last, the
+    card drawn on the last turn is unknown when it came from the stock: any card of ``opp`` that
+    is not a known card (or the last discard itself) may have been it. True when the opponent
+    has not discarded yet."""
+    turns = k.opp_turns
+    if not turns:
+        return True
+    took, d = turns[-1]
+    hand11 = opp | 1 << d
+    if not _explains(hand11, took, d, rules, knock_check):
+        return False
+    if depth < 2 or len(turns) < 2:
+        return True
+    took2, d2 = turns[-2]
+    if took is not None:
+        return _explains((hand11 & ~(1 << took)) | 1 << d2, took2, d2, rules, knock_check)
+    # Drawn from the stock: the card drawn was the last discard or one of the hidden cards.
+    x_options = [d] + mask_indices(opp & ~k.opp_known)
+    for x in x_options:
+        if _explains((hand11 & ~(1 << x)) | 1 << d2, took2, d2, rules, knock_check):
+            return True
+    return False
+
+
 @dataclass
 class SearchStats:
     """What the last decision's search did: ``iterations`` (playouts and knock evaluations run),
@@ -136,7 +178,11 @@ class StrongPolicy:
     by search when no knock is legal, and how far behind the heuristic's best they may be;
     ``confidence``: how many
     standard errors a candidate must gain over the heuristic default to be played instead
-    (guards against choosing on noise when the budget is small). After each ``choose``,
+    (guards against choosing on noise when the budget is small); ``filter_tries`` (20): how many
+    more opponent hands a determinization may draw to find a :func:`plausible` one (0: no
+    filter), checking ``filter_depth`` (2) of the opponent's turns, with (``filter_knock``) or
+    without the assumption that it knocks when it can, and (``filter_reuse``) falling back to
+    a plausible hand found earlier in the same search. After each ``choose``,
     ``last_stats`` is a :class:`SearchStats`. Raises ``ValueError`` when the view has no legal action.
     """
 
@@ -151,7 +197,9 @@ class StrongPolicy:
     def __init__(self, *, seed: int | None = None, time_budget: float = 0.2,
                  clock: Callable[[], float] = time.perf_counter, max_iterations: int | None = None,
                  early_stop: bool = True, max_discards: int = 2, confidence: float = 1.5,
-                 search_discards: int = 8, discard_margin: float = 15.0, draw_share: float = 0.3):
+                 search_discards: int = 8, discard_margin: float = 15.0, draw_share: float = 0.3,
+                 filter_tries: int = 20, filter_knock: bool = True, filter_depth: int = 2,
+                 filter_reuse: bool = True, feed_samples: int = 0):
         if time_budget < 0:
             raise ValueError("time_budget must be >= 0 seconds")
         self.seed = seed
@@ -164,6 +212,11 @@ class StrongPolicy:
         self.search_discards = search_discards
         self.discard_margin = discard_margin
         self.draw_share = draw_share
+        self.filter_tries = filter_tries
+        self.filter_knock = filter_knock
+        self.filter_depth = filter_depth
+        self.filter_reuse = filter_reuse
+        self.feed_samples = feed_samples
         self._rng = random.Random(seed if seed is not None else random.SystemRandom().getrandbits(64))
         self.last_stats = SearchStats()
 
@@ -182,16 +235,17 @@ class StrongPolicy:
             undercut_bonus=view.rules.undercut_bonus,
             multiplier=view.rules.multiplier_for(view.first_upcard),
             forbid=view.rules.forbid_discarding_drawn_upcard)
-        cands = self._candidates(view, k, rules)
+        rng = decision_rng(self.seed, view, self._rng)
+        cands = self._candidates(view, k, rules, rng)
         if len(cands) == 1:
             return cands[0]
-        rng = decision_rng(self.seed, view, self._rng)
         return self._search(view, k, rules, cands, rng)
 
     # ------------------------------------------------------------------------------------------
     # Candidates
 
-    def _candidates(self, view: PlayerView, k: Knowledge, rules: SimRules) -> list[Action]:
+    def _candidates(self, view: PlayerView, k: Knowledge, rules: SimRules,
+                    rng: random.Random) -> list[Action]:
         legal = view.legal_actions
         hand = k.own
         top = view.upcard
@@ -228,7 +282,7 @@ class StrongPolicy:
         # and more as the stock shrinks; a discard the opponent can meld feeds its next knock.
         progress = 1.0 - min(1.0, k.stock_size / 31.0)
         now_w = self.now_weight + self.now_weight_late * progress
-        p_opp = opponent_holds(k)
+        p_opp = self._holds_from_samples(k, rules, rng) if self.feed_samples else opponent_holds(k)
         feed_w = self.feed_weight
 
         def score(a: Discard) -> tuple:
@@ -249,6 +303,23 @@ class StrongPolicy:
                      if key[0] - top <= self.discard_margin]
             return close
         return out + scored[:self.max_discards]
+
+    def _holds_from_samples(self, k: Knowledge, rules: SimRules, rng: random.Random) -> list[float]:
+        """Per card index, the share of ``feed_samples`` sampled opponent hands (filtered as in the
+        search) that hold it: 1 for its known cards, 0 for own and dead cards."""
+        unseen = mask_indices(k.unseen)
+        counts = [0] * 52
+        pool: list[int] = []
+        n = self.feed_samples
+        for _ in range(n):
+            opp, _stock = self._sample(k, rules, rng, unseen, pool)
+            for c in unseen:
+                if opp >> c & 1:
+                    counts[c] += 1
+        p = [x / n for x in counts]
+        for c in mask_indices(k.opp_known):
+            p[c] = 1.0
+        return p
 
     @staticmethod
     def _worth_considering(hand: int, card: int) -> bool:
@@ -283,8 +354,9 @@ class StrongPolicy:
         iterations = 0
         stop = False
         i_am_dealer = view.seat == view.dealer
+        pool: list[int] = []
         while not stop:
-            opp, stock = sample_hidden(k, rng, unseen)
+            opp, stock = self._sample(k, rules, rng, unseen, pool)
             row = []
             for a in cands:
                 if clock() - start >= budget or (cap is not None and iterations >= cap):
@@ -313,6 +385,30 @@ class StrongPolicy:
             best = 0
         st.chosen = best
         return cands[best]
+
+    def _sample(self, k: Knowledge, rules: SimRules, rng: random.Random, unseen: list[int],
+                pool: list[int]) -> tuple[int, list[int]]:
+        """One determinization ``(opponent_hand_mask, stock)``: weighted samples of the opponent's
+        hidden cards (:func:`~.knowledge.sample_hidden`) until one is :func:`plausible`, at most
+        ``1 + filter_tries`` draws; when none is, a plausible hand found earlier in this search
+        (``pool``) is used again with a fresh stock order (``filter_reuse``), else the last draw."""
+        opp, stock = sample_hidden(k, rng, unseen)
+        if not self.filter_tries or not k.opp_turns:
+            return opp, stock
+        for _ in range(self.filter_tries):
+            if plausible(opp, k, rules, self.filter_knock, self.filter_depth):
+                if self.filter_reuse:
+                    pool.append(opp)
+                return opp, stock
+            opp, stock = sample_hidden(k, rng, unseen)
+        if plausible(opp, k, rules, self.filter_knock, self.filter_depth):
+            if self.filter_reuse:
+                pool.append(opp)
+        elif pool:
+            opp = pool[rng.randrange(len(pool))]
+            stock = [c for c in unseen if not opp >> c & 1]
+            rng.shuffle(stock)
+        return opp, stock
 
     def _beats_default(self, rows: list[list[int]], i: int) -> bool:
         """True when candidate ``i`` beats the heuristic default (candidate 0) by more than
