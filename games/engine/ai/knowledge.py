@@ -70,8 +70,10 @@ def read_knowledge(view: PlayerView) -> Knowledge:
     """Build :class:`Knowledge` from ``view`` (the seat must be 0 or 1).
 
     Replays the redacted history to find, for the opponent, the cards it discarded, the cards it
-    took from the discard pile (R5, R6.1) and the discard-pile tops it declined (passing the
-    upcard, or drawing from the stock while that card lay on top).
+    took from the discard pile (R5, R6.1), the discard-pile tops it declined (passing the
+    upcard, or drawing from the stock while that card lay on top), and its turns in order
+    (``opp_turns``: the card taken from the discard pile or None, and the card discarded).
+    Raises ``ValueError`` for the public view (no seat).
     """
     seat = view.seat
     if seat is None:

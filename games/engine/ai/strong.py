@@ -21,10 +21,11 @@ How a decision is made (only the :class:`PlayerView` is read):
    two best discards. Obvious moves (one legal action, gin, a discard-pile top with no partner in
    the hand, a single discard within the margin) are played at once.
 4. Determinized Monte Carlo: repeatedly sample the opponent's hidden hand (weighted) and the stock
-   order consistent with the view, keeping only opponent hands that explain its last two turns
-   (:func:`plausible`: each discard its least-deadwood discard, no knock passed up), which brings
-   the sampled hands' deadwood close to the real one (measured against the baseline: real 29.7
-   points, unfiltered samples 42.6, filtered 31.8), and score every candidate on that same
+   order consistent with the view, preferring opponent hands that explain its last two turns
+   (:func:`plausible`: each discard its least-deadwood discard, no knock passed up; up to
+   ``filter_tries`` more draws per determinization, then a plausible hand found earlier), which
+   brings the sampled hands' deadwood close to the real one (measured against the baseline: real
+   29.7 points, unfiltered samples 42.6, filtered 31.8), and score every candidate on that same
    sample (common random numbers): a knock is scored exactly against the sampled hand (lay-offs
    and undercut risk included, R7.6, R9.3), which also makes a discard that feeds the sampled
    opponent's melds costly; other actions are followed by a heuristic playout of the rest of
@@ -110,9 +111,12 @@ def meld_chance(card: int, p: list[float]) -> float:
 
 
 def _explains(hand11: int, took: int | None, discard: int, rules: SimRules, knock_check: bool) -> bool:
-    """Whether discarding ``discard`` from the eleven cards ``hand11`` is what a sensible player
-    does: its least-deadwood discard (R2.4; ties to the higher card), never the card just taken
-    from the discard pile (R6.3), and, with ``knock_check``, no knock possible after it (R7.2)."""
+    """Whether discarding ``discard`` (card index) from the eleven cards ``hand11`` (mask) is what
+    a player following the baseline's discard rule does: its least-deadwood discard (R2.4; ties
+    to the higher value, then rank, then index, as :func:`~.playout.best_discard`), never the card
+    ``took`` just taken from the discard pile when R6.3 is in force (``rules.forbid``), and, with
+    ``knock_check``, no knock possible after it (R7.2: a knock is optional, R7.3, but the baseline
+    knocks whenever it can)."""
     forbidden = (1 << took) if (took is not None and rules.forbid) else 0
     dw, card = best_discard(hand11, forbidden)
     return card == discard and (not knock_check or dw > rules.knock_limit)
@@ -120,14 +124,15 @@ def _explains(hand11: int, took: int | None, discard: int, rules: SimRules, knoc
 
 def plausible(opp: int, k: Knowledge, rules: SimRules, knock_check: bool = True,
               depth: int = 1) -> bool:
-    """Whether a sampled opponent hand ``opp`` (mask of its ten cards) explains its last ``depth``
-    (1 or 2) turns (``k.opp_turns``) as a sensible player would have played them: each discard
-    was its least-deadwood discard (R2.4; ties to the higher card), not the card it had just
-    taken from the discard pile (R6.3), and, with ``knock_check``, it could not knock after it
-    (R7.2), since a player that could knock usually does. For the turn before the last, the
-    card drawn on the last turn is unknown when it came from the stock: any card of ``opp`` that
-    is not a known card (or the last discard itself) may have been it. True when the opponent
-    has not discarded yet."""
+    """Whether a sampled opponent hand ``opp`` (mask of its ten cards) explains its last turn
+    (``depth`` 1) or last two turns (``depth`` >= 2) of ``k.opp_turns`` by :func:`_explains`:
+    each discard its least-deadwood discard, not a card it had just taken when R6.3 is in force,
+    and (``knock_check``) no knock passed up. For the turn before the last, the hand then is
+    rebuilt from ``opp``: plus the last discard, minus the card drawn on the last turn. That card
+    is known when it came from the discard pile; from the stock it may have been any card of
+    ``opp`` not known to the seat, or the last discard itself unless the opponent had taken that
+    one from the discard pile earlier (it was already in its hand). True when the opponent has
+    not discarded yet. Raises nothing; reads only what the seat's view shows."""
     turns = k.opp_turns
     if not turns:
         return True
@@ -140,8 +145,10 @@ def plausible(opp: int, k: Knowledge, rules: SimRules, knock_check: bool = True,
     took2, d2 = turns[-2]
     if took is not None:
         return _explains((hand11 & ~(1 << took)) | 1 << d2, took2, d2, rules, knock_check)
-    # Drawn from the stock: the card drawn was the last discard or one of the hidden cards.
-    x_options = [d] + mask_indices(opp & ~k.opp_known)
+    # Drawn from the stock: one of the cards not known to be in its hand before this turn.
+    x_options = mask_indices(opp & ~k.opp_known)
+    if all(t != d for t, _ in turns[:-1]):
+        x_options.append(d)
     for x in x_options:
         if _explains((hand11 & ~(1 << x)) | 1 << d2, took2, d2, rules, knock_check):
             return True
@@ -199,7 +206,7 @@ class StrongPolicy:
                  early_stop: bool = True, max_discards: int = 2, confidence: float = 1.5,
                  search_discards: int = 8, discard_margin: float = 15.0, draw_share: float = 0.3,
                  filter_tries: int = 20, filter_knock: bool = True, filter_depth: int = 2,
-                 filter_reuse: bool = True, feed_samples: int = 0):
+                 filter_reuse: bool = True):
         if time_budget < 0:
             raise ValueError("time_budget must be >= 0 seconds")
         self.seed = seed
@@ -216,7 +223,6 @@ class StrongPolicy:
         self.filter_knock = filter_knock
         self.filter_depth = filter_depth
         self.filter_reuse = filter_reuse
-        self.feed_samples = feed_samples
         self._rng = random.Random(seed if seed is not None else random.SystemRandom().getrandbits(64))
         self.last_stats = SearchStats()
 
@@ -235,17 +241,16 @@ class StrongPolicy:
             undercut_bonus=view.rules.undercut_bonus,
             multiplier=view.rules.multiplier_for(view.first_upcard),
             forbid=view.rules.forbid_discarding_drawn_upcard)
-        rng = decision_rng(self.seed, view, self._rng)
-        cands = self._candidates(view, k, rules, rng)
+        cands = self._candidates(view, k, rules)
         if len(cands) == 1:
             return cands[0]
+        rng = decision_rng(self.seed, view, self._rng)
         return self._search(view, k, rules, cands, rng)
 
     # ------------------------------------------------------------------------------------------
     # Candidates
 
-    def _candidates(self, view: PlayerView, k: Knowledge, rules: SimRules,
-                    rng: random.Random) -> list[Action]:
+    def _candidates(self, view: PlayerView, k: Knowledge, rules: SimRules) -> list[Action]:
         legal = view.legal_actions
         hand = k.own
         top = view.upcard
@@ -282,7 +287,7 @@ class StrongPolicy:
         # and more as the stock shrinks; a discard the opponent can meld feeds its next knock.
         progress = 1.0 - min(1.0, k.stock_size / 31.0)
         now_w = self.now_weight + self.now_weight_late * progress
-        p_opp = self._holds_from_samples(k, rules, rng) if self.feed_samples else opponent_holds(k)
+        p_opp = opponent_holds(k)
         feed_w = self.feed_weight
 
         def score(a: Discard) -> tuple:
@@ -303,23 +308,6 @@ class StrongPolicy:
                      if key[0] - top <= self.discard_margin]
             return close
         return out + scored[:self.max_discards]
-
-    def _holds_from_samples(self, k: Knowledge, rules: SimRules, rng: random.Random) -> list[float]:
-        """Per card index, the share of ``feed_samples`` sampled opponent hands (filtered as in the
-        search) that hold it: 1 for its known cards, 0 for own and dead cards."""
-        unseen = mask_indices(k.unseen)
-        counts = [0] * 52
-        pool: list[int] = []
-        n = self.feed_samples
-        for _ in range(n):
-            opp, _stock = self._sample(k, rules, rng, unseen, pool)
-            for c in unseen:
-                if opp >> c & 1:
-                    counts[c] += 1
-        p = [x / n for x in counts]
-        for c in mask_indices(k.opp_known):
-            p[c] = 1.0
-        return p
 
     @staticmethod
     def _worth_considering(hand: int, card: int) -> bool:
