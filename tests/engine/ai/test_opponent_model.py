@@ -36,6 +36,20 @@ def rules(knock_limit: int = 10, forbid: bool = True) -> SimRules:
     return SimRules(knock_limit=knock_limit, gin_bonus=25, undercut_bonus=25, multiplier=1, forbid=forbid)
 
 
+def round_positions(rules_set: RuleSet, rounds: int, rng: random.Random, make_policies):
+    """Every decision of ``rounds`` rounds between ``make_policies()`` (a pair, made per round):
+    yields ``(state, seat, view)`` before the seat to act plays its policy's choice."""
+    for _ in range(rounds):
+        state = new_match(rules_set, rng.randrange(2))
+        state, _ = deal(state, shuffled_deck(rng))
+        pols = make_policies()
+        while state.round is not None:
+            seat = state.to_act
+            view = player_view(state, seat)
+            yield state, seat, view
+            state, _ = apply(state, seat, pols[seat].choose(view))
+
+
 def test_the_opponents_turns_are_read_from_the_view():
     # Seat 0 deals; seat 1 (non-dealer) takes the 5C upcard (R5.1) and throws KD, seat 0 draws 8D
     # and throws KS, seat 1 draws 2D from the stock and throws QC.
@@ -161,22 +175,14 @@ def test_the_real_hand_of_a_baseline_opponent_is_never_ruled_out(variant):
     # Against an opponent that plays the baseline (least-deadwood discards, knocks when it can),
     # the model must never exclude the hand it really holds: checked at every decision of
     # simple-vs-simple rounds, for both seats.
-    rng = random.Random(5)
     checked = 0
-    for _ in range(40):
-        state = new_match(RuleSet(variant=variant), rng.randrange(2))
-        state, _ = deal(state, shuffled_deck(rng))
-        pols = [SimplePolicy(seed=1), SimplePolicy(seed=2)]
-        while state.round is not None:
-            seat = state.to_act
-            view = player_view(state, seat)
-            k = read_knowledge(view)
-            r = SimRules(knock_limit=view.knock_limit, gin_bonus=25, undercut_bonus=25, multiplier=1,
-                         forbid=view.rules.forbid_discarding_drawn_upcard)
-            real = cards_mask(state.round.hands[1 - seat])
-            assert plausible(real, k, r, depth=2), (view.history, k.opp_turns)
-            checked += bool(k.opp_turns)
-            state, _ = apply(state, seat, pols[seat].choose(view))
+    for state, seat, view in round_positions(RuleSet(variant=variant), 40, random.Random(5),
+                                             lambda: [SimplePolicy(seed=1), SimplePolicy(seed=2)]):
+        k = read_knowledge(view)
+        r = rules(view.knock_limit, view.rules.forbid_discarding_drawn_upcard)
+        real = cards_mask(state.round.hands[1 - seat])
+        assert plausible(real, k, r, depth=2), (view.history, k.opp_turns)
+        checked += bool(k.opp_turns)
     assert checked > 300
 
 
@@ -186,36 +192,29 @@ def test_search_samples_only_plausible_hands_when_it_can():
     # search is used again; only while none has been found may an implausible one be returned.
     # Without the filter far fewer sampled hands are plausible. The stock is always the rest of
     # the unseen cards.
-    rng = random.Random(9)
     seen = {True: 0, False: 0}
     good = {True: 0, False: 0}
-    for _ in range(10):
-        state = new_match(RuleSet(), rng.randrange(2))
-        state, _ = deal(state, shuffled_deck(rng))
-        pols = [SimplePolicy(seed=3), SimplePolicy(seed=4)]
-        while state.round is not None:
-            seat = state.to_act
-            view = player_view(state, seat)
-            k = read_knowledge(view)
-            if k.opp_turns and view.phase == "discard":
-                r = SimRules(knock_limit=view.knock_limit, gin_bonus=25, undercut_bonus=25,
-                             multiplier=1, forbid=True)
-                unseen = [c for c in range(52) if k.unseen >> c & 1]
-                for on in (True, False):
-                    p = StrongPolicy(seed=1, filter_tries=20 if on else 0)
-                    pool: list[int] = []
-                    for i in range(5):
-                        was_empty = not pool
-                        opp, stock = p._sample(k, r, random.Random(i), unseen, pool)
-                        ok = plausible(opp, k, r, depth=2)
-                        if on:
-                            assert ok or was_empty
-                        seen[on] += 1
-                        good[on] += ok
-                        hidden = [c for c in range(52) if opp >> c & 1 and not k.opp_known >> c & 1]
-                        assert len(hidden) == k.opp_hidden
-                        assert sorted(stock + hidden) == unseen
-            state, _ = apply(state, seat, pols[seat].choose(view))
+    for state, seat, view in round_positions(RuleSet(), 10, random.Random(9),
+                                             lambda: [SimplePolicy(seed=3), SimplePolicy(seed=4)]):
+        k = read_knowledge(view)
+        if not (k.opp_turns and view.phase == "discard"):
+            continue
+        r = rules(view.knock_limit, True)
+        unseen = [c for c in range(52) if k.unseen >> c & 1]
+        for on in (True, False):
+            p = StrongPolicy(seed=1, filter_tries=20 if on else 0)
+            pool: list[int] = []
+            for i in range(5):
+                was_empty = not pool
+                opp, stock = p._sample(k, r, random.Random(i), unseen, pool)
+                ok = plausible(opp, k, r, depth=2)
+                if on:
+                    assert ok or was_empty
+                seen[on] += 1
+                good[on] += ok
+                hidden = [c for c in range(52) if opp >> c & 1 and not k.opp_known >> c & 1]
+                assert len(hidden) == k.opp_hidden
+                assert sorted(stock + hidden) == unseen
     assert seen[True] > 100
     # Measured with these seeds: 572/695 (82%) with the filter, 133/695 (19%) without.
     assert good[True] / seen[True] > 0.75
@@ -263,23 +262,18 @@ def test_the_filter_agrees_with_a_slow_statement_of_it(forbid):
     rng = random.Random(17 + forbid)
     answers = {True: 0, False: 0}
     rule_set = RuleSet(forbid_discarding_drawn_upcard=forbid)
-    for _ in range(12):
-        state = new_match(rule_set, rng.randrange(2))
-        state, _ = deal(state, shuffled_deck(rng))
-        pols = [SimplePolicy(seed=1), RandomPolicy(seed=rng.randrange(1000))]
-        while state.round is not None:
-            seat = state.to_act
-            view = player_view(state, seat)
-            k = read_knowledge(view)
-            if k.opp_turns and rng.random() < 0.5:
-                opps = [cards_mask(state.round.hands[1 - seat])]
-                opps += [sample_hidden(k, rng, mask_indices(k.unseen))[0] for _ in range(3)]
-                for opp in opps:
-                    depth, kc = rng.choice([1, 2]), rng.random() < 0.5
-                    got = plausible(opp, k, rules(view.knock_limit, forbid), knock_check=kc, depth=depth)
-                    turns = [(None if t is None else Card.from_index(t), Card.from_index(d)) for t, d in k.opp_turns]
-                    want = oracle_plausible(mask_cards(opp), turns, view.knock_limit, forbid, kc, depth)
-                    assert got == want, (k.opp_turns, mask_cards(opp), depth, kc)
-                    answers[got] += 1
-            state, _ = apply(state, seat, pols[seat].choose(view))
+    for state, seat, view in round_positions(rule_set, 12, rng,
+                                             lambda: [SimplePolicy(seed=1), RandomPolicy(seed=rng.randrange(1000))]):
+        k = read_knowledge(view)
+        if not (k.opp_turns and rng.random() < 0.5):
+            continue
+        opps = [cards_mask(state.round.hands[1 - seat])]
+        opps += [sample_hidden(k, rng, mask_indices(k.unseen))[0] for _ in range(3)]
+        turns = [(None if t is None else Card.from_index(t), Card.from_index(d)) for t, d in k.opp_turns]
+        for opp in opps:
+            depth, kc = rng.choice([1, 2]), rng.random() < 0.5
+            got = plausible(opp, k, rules(view.knock_limit, forbid), knock_check=kc, depth=depth)
+            want = oracle_plausible(mask_cards(opp), turns, view.knock_limit, forbid, kc, depth)
+            assert got == want, (k.opp_turns, mask_cards(opp), depth, kc)
+            answers[got] += 1
     assert answers[True] >= 30 and answers[False] >= 30, answers
