@@ -106,10 +106,8 @@ def read_knowledge(view: PlayerView) -> Knowledge:
             if who == opp and pile:
                 declined.append(pile[-1])
         elif t == "drew_stock":
-            if who == opp:
-                turn_took = None
-                if pile:
-                    declined.append(pile[-1])
+            if who == opp and pile:
+                declined.append(pile[-1])
         elif t == "discarded":
             card = Card.parse(ev["card"]).index
             pile.append(card)

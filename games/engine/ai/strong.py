@@ -383,16 +383,13 @@ class StrongPolicy:
         opp, stock = sample_hidden(k, rng, unseen)
         if not self.filter_tries or not k.opp_turns:
             return opp, stock
-        for _ in range(self.filter_tries):
+        for attempt in range(self.filter_tries + 1):
+            if attempt:
+                opp, stock = sample_hidden(k, rng, unseen)
             if plausible(opp, k, rules, self.filter_knock, self.filter_depth):
-                if self.filter_reuse:
-                    pool.append(opp)
-                return opp, stock
-            opp, stock = sample_hidden(k, rng, unseen)
-        if plausible(opp, k, rules, self.filter_knock, self.filter_depth):
-            if self.filter_reuse:
                 pool.append(opp)
-        elif pool:
+                return opp, stock
+        if self.filter_reuse and pool:
             opp = pool[rng.randrange(len(pool))]
             stock = [c for c in unseen if not opp >> c & 1]
             rng.shuffle(stock)
