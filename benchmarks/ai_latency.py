@@ -73,10 +73,13 @@ def main() -> int:
         "CELERY_TASK_ALWAYS_EAGER": "0",
         "CELERY_TASK_DEFAULT_QUEUE": queue,
         "LOG_LEVEL": "WARNING",
+        # the service's time budget, not the test settings' iteration budget (unless asked for)
+        "AI_ITERATIONS": os.environ.get("AI_ITERATIONS", "0"),
     }
     subprocess.run([sys.executable, "manage.py", "migrate", "-v0"], cwd=ROOT, env=env, check=True)
     os.environ.update({k: env[k] for k in ("DJANGO_SETTINGS_MODULE", "DATABASE_URL", "REDIS_URL",
-                                           "CELERY_TASK_ALWAYS_EAGER", "CELERY_TASK_DEFAULT_QUEUE")})
+                                           "CELERY_TASK_ALWAYS_EAGER", "CELERY_TASK_DEFAULT_QUEUE",
+                                           "AI_ITERATIONS")})
     import django
 
     django.setup()
@@ -97,16 +100,16 @@ def main() -> int:
              "--workers", "2", "--log-level", "warning"], cwd=ROOT, env=env, start_new_session=True))
         from okgin_project.celery import app
 
-        deadline = time.monotonic() + 60
+        deadline = time.monotonic() + 240  # the worker and the web server start slowly on a busy machine
         while not app.control.ping(destination=[f"{queue}@localhost"], timeout=0.5):
             if time.monotonic() > deadline:
                 raise SystemExit("worker did not start")
         base = f"http://127.0.0.1:{port}"
         while True:
             try:
-                requests.get(base + "/api/schema/", timeout=1)
+                requests.get(base + "/api/schema/", timeout=30)
                 break
-            except requests.ConnectionError:
+            except (requests.ConnectionError, requests.Timeout):  # not up yet, or slow on a busy machine
                 if time.monotonic() > deadline:
                     raise SystemExit("web server did not start") from None
                 time.sleep(0.1)

@@ -1,7 +1,16 @@
-"""How strong are the AI levels? Plays matches to 100 points and prints figures (issue 5).
+"""How strong are the AI levels? Plays matches to 100 points and prints figures (issues 5, 16).
 
     .venv/bin/python benchmarks/ai_strength.py --a strong --b simple --matches 400 --jobs 2 --budget 0.2
     .venv/bin/python benchmarks/ai_strength.py --a simple --b random --matches 400 --openspiel 0
+    .venv/bin/python benchmarks/ai_strength.py --gauntlet --matches 100 --jobs 1 --budget 0.1 --cpu-clock
+
+``--b`` is a level (random, simple, strong) or an opponent style (gin-hunter, cautious,
+knock-at-once, upcard-greedy: see "Opponent styles" below). ``--gauntlet`` plays ``--a`` against simple,
+random and every style, ``--matches`` each, and ends with one table (win rate with its Wilson
+interval, net points per round, undercuts suffered by each side). The strong level's budget is
+``--budget`` seconds per turn by the wall clock, or by the process's CPU clock with ``--cpu-clock``
+(the same search on a shared, loaded machine as on an idle core), or ``--iterations`` playouts per
+decision (no clock at all).
 
 Our engine: matches under the default Oklahoma rules (``--variant classic`` for the other one),
 with duplicate deals (each match's deal sequence is played twice, the two policies swapping
@@ -38,7 +47,9 @@ from games.engine import (Card, Discard, DrawDiscard, DrawStock, Knock, PassUpca
                           RuleSet, TakeUpcard, apply, best_arrangement, best_defence, deal,
                           new_match, player_view, shuffled_deck, sort_cards)
 from games.engine.ai import get_policy  # noqa: E402
-from games.engine.melds import mask_min_deadwood  # noqa: E402
+from games.engine.ai.base import decision_rng, forbidden_mask, hand_mask  # noqa: E402
+from games.engine.ai.simple import SimplePolicy, discard_order_key, upcard_melds  # noqa: E402
+from games.engine.melds import mask_knock_deadwoods, mask_min_deadwood  # noqa: E402
 from games.engine.cards import cards_mask  # noqa: E402
 
 TARGET = 100
@@ -46,12 +57,18 @@ TARGET = 100
 # Keyword overrides for the strong policy's tuning attributes (``--strong-opts``), set in main()
 # before the worker processes fork.
 STRONG_OPTS: dict = {}
+# How the strong level's search is bounded (``--iterations``, ``--cpu-clock``), set in main().
+STRONG_BUDGET: dict = {"iterations": None, "cpu_clock": False}
 
 
 def make_policy(level: str, seed: int, budget: float, strong_opts: dict | None = None):
-    """``get_policy`` plus overrides of the strong level's attributes (``strong_opts``, by default
-    the ``--strong-opts`` given to this script)."""
-    policy = get_policy(level, seed=seed, time_budget=budget)
+    """``get_policy`` (or an opponent style of ``ai_styles``) plus overrides of the strong level's
+    attributes (``strong_opts``, by default the ``--strong-opts`` given to this script)."""
+    if level in STYLES:
+        return STYLES[level](seed=seed)
+    clock = time.process_time if STRONG_BUDGET["cpu_clock"] else time.perf_counter
+    policy = get_policy(level, seed=seed, time_budget=budget, iterations=STRONG_BUDGET["iterations"],
+                        clock=clock)
     if level == "strong":
         for name, value in (STRONG_OPTS if strong_opts is None else strong_opts).items():
             if not hasattr(policy, name):
@@ -90,6 +107,139 @@ def _timed(policy, view, side: Side):
     action = policy.choose(view)
     side.decisions.append(time.perf_counter() - t)
     return action
+
+
+# ---------------------------------------------------------------------------------------------
+# Opponent styles (issue 16): players that do not play like the baseline. Policies of this
+# benchmark only, not levels of the service. Each sees only a PlayerView and returns one of its
+# legal actions.
+#
+# - ``gin-hunter``: takes the discard-pile top only when it joins a meld, discards the least-deadwood
+#   card, and knocks only with gin (R7.7).
+# - ``cautious``: draws like the baseline, discards the least deadwood but away from what the opponent
+#   picked up (a card of the same rank, or of the same suit within two ranks, of a card the opponent
+#   took from the discard pile costs ``danger_points``), and knocks only at ``low_deadwood`` points or
+#   less, or once the stock is down to ``late_stock`` cards.
+# - ``knock-at-once``: random draws, random discards (among its unmelded cards when it has any), but
+#   knocks as soon as it legally can (R7.2).
+# - ``upcard-greedy``: takes any upcard or discard-pile top that lowers its deadwood, then plays like
+#   the baseline (least-deadwood discard, knocks when it can).
+
+
+def _take(view: PlayerView, take: bool):
+    """The upcard or draw action: take the discard-pile top when ``take`` and allowed."""
+    can_take = any(isinstance(a, (TakeUpcard, DrawDiscard)) for a in view.legal_actions)
+    take = take and can_take and view.upcard is not None
+    if view.phase == "upcard":
+        return TakeUpcard() if take else PassUpcard()
+    return DrawDiscard() if take else DrawStock()
+
+
+def _least_deadwood(view: PlayerView, cls, dws: dict[int, int]):
+    """Among the legal actions of ``cls`` (Discard or Knock), the baseline's pick."""
+    acts = [a for a in view.legal_actions if isinstance(a, cls)]
+    return min(acts, key=lambda a: discard_order_key(a.card, dws[a.card.index])) if acts else None
+
+
+class _Style:
+    level = "style"
+
+    def __init__(self, *, seed: int | None = None):
+        self.seed = seed
+        self._rng = random.Random(seed)
+
+    def choose(self, view: PlayerView):
+        if not view.legal_actions:
+            raise ValueError("no legal action in this view: it is not this seat's turn")
+        if view.phase in ("upcard", "draw"):
+            return self.draw(view)
+        dws = mask_knock_deadwoods(hand_mask(view), forbidden_mask(view))
+        return self.discard(view, dws)
+
+
+class GinHunterPolicy(_Style):
+    """Knocks only with gin (R7.7); otherwise the baseline without its knock-triggered takes."""
+
+    level = "gin-hunter"
+
+    def draw(self, view):
+        return _take(view, view.upcard is not None and upcard_melds(hand_mask(view), view.upcard))
+
+    def discard(self, view, dws):
+        knock = _least_deadwood(view, Knock, dws)
+        if knock is not None and dws[knock.card.index] == 0:
+            return Knock(knock.card)
+        return _least_deadwood(view, Discard, dws)
+
+
+class CautiousPolicy(_Style):
+    """Knocks at ``low_deadwood`` points or less, or late in the stock; discards away from the
+    cards the opponent took from the discard pile."""
+
+    level = "cautious"
+    low_deadwood = 3
+    late_stock = 10
+    danger_points = 6
+
+    def draw(self, view):
+        return SimplePolicy().choose(view)
+
+    def discard(self, view, dws):
+        knock = _least_deadwood(view, Knock, dws)
+        if knock is not None:
+            dw = dws[knock.card.index]
+            if dw <= self.low_deadwood or view.stock_size <= self.late_stock:
+                return Knock(knock.card)
+        taken = view.opponent_known_cards
+
+        def danger(card) -> int:
+            return sum(1 for t in taken
+                       if t.rank == card.rank or (t.suit == card.suit and abs(t.rank - card.rank) <= 2))
+
+        discards = [a for a in view.legal_actions if isinstance(a, Discard)]
+        return min(discards, key=lambda a: (dws[a.card.index] + self.danger_points * min(1, danger(a.card)),
+                                            discard_order_key(a.card, dws[a.card.index])))
+
+
+class KnockAtOncePolicy(_Style):
+    """Random draws and random discards (among the cards outside the melds of its best arrangement
+    when there are any: a player keeps what it has melded); knocks as soon as it can (R7.2), with
+    its least-deadwood knock."""
+
+    level = "knock-at-once"
+
+    def draw(self, view):
+        return decision_rng(self.seed, view, self._rng).choice(list(view.legal_actions))
+
+    def discard(self, view, dws):
+        knock = _least_deadwood(view, Knock, dws)
+        if knock is not None:
+            return Knock(knock.card)
+        discards = [a for a in view.legal_actions if isinstance(a, Discard)]
+        loose = set(best_arrangement(view.hand).deadwood)
+        return decision_rng(self.seed, view, self._rng).choice(
+            [a for a in discards if a.card in loose] or discards)
+
+
+class UpcardGreedyPolicy(_Style):
+    """Takes any upcard or discard-pile top that lowers its deadwood; otherwise the baseline."""
+
+    level = "upcard-greedy"
+
+    def draw(self, view):
+        card = view.upcard
+        if card is None:
+            return _take(view, False)
+        hand = hand_mask(view)
+        forbidden = card.bit if view.rules.forbid_discarding_drawn_upcard else 0
+        after = min(mask_knock_deadwoods(hand | card.bit, forbidden).values())
+        return _take(view, after < mask_min_deadwood(hand))
+
+    def discard(self, view, dws):
+        return _least_deadwood(view, Knock, dws) or _least_deadwood(view, Discard, dws)
+
+
+STYLES: dict = {cls.level: cls for cls in (GinHunterPolicy, CautiousPolicy, KnockAtOncePolicy, UpcardGreedyPolicy)}
 
 
 # ---------------------------------------------------------------------------------------------
@@ -338,7 +488,7 @@ class OSSeat:
             if isinstance(a, Knock):
                 self.queue.append(to_os(a.card))
                 rest = [c for c in hand if c is not a.card]
-                self._lay_melds(best_arrangement(rest).melds)
+                self._lay_melds(a.melds if a.melds is not None else best_arrangement(rest).melds)
                 return g.KNOCK_ACTION
             return to_os(a.card)
         if phase == g.Phase.WALL:
@@ -353,7 +503,7 @@ class OSSeat:
             if isinstance(a, Knock):
                 self.queue.append(to_os(a.card))
                 rest = [c for c in hand11 if c is not a.card]
-                self._lay_melds(best_arrangement(rest).melds)
+                self._lay_melds(a.melds if a.melds is not None else best_arrangement(rest).melds)
                 return g.KNOCK_ACTION
             return g.PASS_ACTION  # discarding here ends the round at the wall (R8)
         if phase == g.Phase.LAYOFF:
@@ -515,13 +665,36 @@ def run(fn, a: str, b: str, matches: int, jobs: int, budget: float, seed: int, v
     return recs, time.time() - t
 
 
+def summary(a: str, rows: list[tuple[str, list[MatchRecord]]]) -> str:
+    """The gauntlet's table (Markdown): per opponent, A's matches won with the 95% Wilson interval,
+    A's net points per round, and the undercuts each side suffered."""
+    lines = [f"| {a} vs | matches | {a} won | 95% interval | net points/round | undercuts suffered by {a} "
+             f"| by the opponent |", "| --- | --- | --- | --- | --- | --- | --- |"]
+    for b, recs in rows:
+        n = len(recs)
+        won = sum(r.a_won for r in recs)
+        lo, hi = wilson(won, n)
+        pts = [p for r in recs for p in r.round_points]
+        mean = sum(pts) / len(pts) if pts else 0.0
+        ua = sum(r.sides["A"].undercuts_suffered for r in recs)
+        ub = sum(r.sides["B"].undercuts_suffered for r in recs)
+        lines.append(f"| {b} | {n} | {won / n:.1%} | {lo:.1%} .. {hi:.1%} | {mean:+.2f} | {ua} | {ub} |")
+    return "\n".join(lines)
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--a", default="strong", help="level A (random, simple, strong)")
-    ap.add_argument("--b", default="simple", help="level B")
+    ap.add_argument("--b", default="simple", help="level B, or an opponent style: " + ", ".join(STYLES))
+    ap.add_argument("--gauntlet", action="store_true",
+                    help="A against simple, random and every style (--matches each); implies --openspiel 0")
     ap.add_argument("--matches", type=int, default=400, help="matches in our engine (even: duplicate pairs)")
     ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="worker processes")
     ap.add_argument("--budget", type=float, default=0.2, help="strong level's seconds of search per turn")
+    ap.add_argument("--cpu-clock", action="store_true",
+                    help="measure --budget in CPU seconds of the process (time.process_time), not wall seconds")
+    ap.add_argument("--iterations", type=int, default=None,
+                    help="instead of --budget: the strong level's playouts per decision (no clock)")
     ap.add_argument("--seed", type=int, default=1, help="deal sequence seed")
     ap.add_argument("--variant", default="oklahoma", choices=["oklahoma", "classic"])
     ap.add_argument("--openspiel", type=int, default=None,
@@ -530,8 +703,20 @@ def main(argv=None) -> int:
                     help='JSON object of strong-policy attributes to override, e.g. \'{"search_discards": 1}\'')
     args = ap.parse_args(argv)
     STRONG_OPTS.update(json.loads(args.strong_opts))
-    print(f"budget {args.budget} s/turn for strong; seed {args.seed}; jobs {args.jobs}; variant {args.variant}"
+    STRONG_BUDGET.update(iterations=args.iterations, cpu_clock=args.cpu_clock)
+    budget_text = (f"{args.iterations} playouts/decision" if args.iterations else
+                   f"{args.budget} {'CPU' if args.cpu_clock else 'wall'} s/turn")
+    print(f"budget {budget_text} for strong; seed {args.seed}; jobs {args.jobs}; variant {args.variant}"
           + (f"; strong options {json.dumps(STRONG_OPTS, sort_keys=True)}" if STRONG_OPTS else ""))
+    if args.gauntlet:
+        rows = []
+        for b in ("simple", "random", *STYLES):
+            recs, el = run(play_engine_match, args.a, b, args.matches, args.jobs, args.budget, args.seed,
+                           args.variant)
+            print(report("okgin engine", args.a, b, recs, el), flush=True)
+            rows.append((b, recs))
+        print(summary(args.a, rows), flush=True)
+        return 0
     if args.matches > 0:
         recs, el = run(play_engine_match, args.a, args.b, args.matches, args.jobs, args.budget, args.seed,
                        args.variant)

@@ -1,6 +1,6 @@
 """Rules-engine benchmark: prints figures, asserts nothing (speed targets are read, not tested).
 
-Run: ``.venv/bin/python benchmarks/engine.py [--hands N] [--rounds N] [--seed N]``
+Run: ``.venv/bin/python benchmarks/engine.py [--hands N] [--seconds S] [--seed N]``
 
 Measures, pinned to one core when the OS allows it, on the same random hands in the same run:
 

@@ -33,28 +33,39 @@ def _policy(level: str):
     kwargs = {}
     if settings.OKGIN_AI_TIME_BUDGET is not None:
         kwargs["time_budget"] = settings.OKGIN_AI_TIME_BUDGET
+    if getattr(settings, "OKGIN_AI_ITERATIONS", None) is not None:
+        kwargs["iterations"] = settings.OKGIN_AI_ITERATIONS  # replaces the time budget
     return get_policy(level, **kwargs)
 
 
 def ai_policy_describe(level: str) -> str:
     """Which policy plays ``level`` in this process, e.g. ``"games.engine.ai strong (StrongPolicy,
-    time_budget=0.2 s)"`` or ``"fallback: uniformly random legal action"``."""
+    time_budget=0.2 s)"``, ``"... (StrongPolicy, iterations=32)"`` or ``"fallback: uniformly random
+    legal action"``."""
     policy = _policy(level)
     if policy is None:
         return "fallback: uniformly random legal action (games.engine.ai not available)"
     budget = getattr(policy, "time_budget", settings.OKGIN_AI_TIME_BUDGET)
     budget_text = f", time_budget={budget} s" if budget is not None else ""
+    if budget is None and getattr(policy, "max_iterations", None) is not None:
+        budget_text = f", iterations={policy.max_iterations}"
     return f"games.engine.ai {level} ({type(policy).__name__}{budget_text})"
 
 
-def ai_action_choose(*, level: str, view: engine.PlayerView) -> engine.Action:
+def ai_action_choose(*, level: str, view: engine.PlayerView, results=()) -> engine.Action:
     """The action the AI of ``level`` (random, simple, strong) plays from ``view`` (one seat's
-    player view). A policy that fails or answers an action that is not legal is logged and
-    replaced by a random legal action, so an AI turn never gets stuck."""
+    player view). ``results``: the match's finished rounds (``MatchState.results``, revealed in
+    full, R9: public), from which the strong level's opponent model learns the opponent's style
+    (its knocks and the knocks it let pass; the policy is made afresh for each action). A policy
+    that fails or answers an action that is not legal is logged and replaced by a random legal
+    action, so an AI turn never gets stuck."""
     legal = list(view.legal_actions)
     policy = _policy(level)
     if policy is not None:
         try:
+            model = getattr(policy, "model", None)
+            if model is not None and results and view.seat is not None:
+                model.learn_results(results, view.seat, forbid=view.rules.forbid_discarding_drawn_upcard)
             action = policy.choose(view)
         except Exception:  # noqa: BLE001 - a broken policy must not stall the game
             logger.exception("AI policy %s failed; playing a random legal action", level)

@@ -1,10 +1,54 @@
 """Filters of "my games" (django-filter). Filters that depend on the viewer read ``request.user``."""
+from datetime import datetime, timezone
+
 import django_filters
+from django.core.validators import RegexValidator
+from drf_spectacular.utils import OpenApiParameter
 from django.db.models import Q
+from django_filters.fields import IsoDateTimeField
 
 from players.selectors import player_find_by_name
 
 from .models import Game, GameStatus
+
+
+class UtcIsoDateTimeField(IsoDateTimeField):
+    """An ISO 8601 date-time as an instant in UTC. One that does not exist in UTC
+    (``0001-01-01T00:00:00+14:00`` is before its first instant, ``9999-12-31T23:59:59-14:00`` after
+    its last) is the first or last instant there is: a valid date-time (the schema's format) is
+    never refused, and SQLite's adapter never overflows (it answered 500)."""
+
+    def to_python(self, value):
+        value = super().to_python(value)
+        if value is not None and value.tzinfo is not None:
+            try:
+                value = value.astimezone(timezone.utc)
+            except OverflowError:
+                edge = datetime.min if value.year == 1 else datetime.max
+                value = edge.replace(tzinfo=timezone.utc)
+        return value
+
+
+PLAYER_NAME_PATTERN = r"^[A-Za-z0-9_.-]{3,30}$"  # a person's username or an AI's ai-<level>
+
+
+class StrictBooleanFilter(django_filters.ChoiceFilter):
+    """A boolean filter that takes exactly ``true`` or ``false`` (django-filter's BooleanFilter
+    ignores anything else silently: the whole list instead of a 400)."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, choices=(("true", "true"), ("false", "false")), **kwargs)
+
+    @staticmethod
+    def truth(value) -> bool:
+        """The boolean of a cleaned value (``"true"`` or ``"false"``)."""
+        return value is True or value == "true"
+
+
+class UtcIsoDateTimeFilter(django_filters.IsoDateTimeFilter):
+    """``IsoDateTimeFilter`` whose value must exist in UTC (``UtcIsoDateTimeField``)."""
+
+    field_class = UtcIsoDateTimeField
 
 
 class MyGamesFilter(django_filters.FilterSet):
@@ -12,16 +56,17 @@ class MyGamesFilter(django_filters.FilterSet):
 
     status = django_filters.ChoiceFilter(choices=GameStatus.choices)
     variant = django_filters.ChoiceFilter(choices=(("oklahoma", "oklahoma"), ("classic", "classic")))
-    opponent = django_filters.CharFilter(method="filter_opponent", help_text="Opponent's name.")
+    opponent = django_filters.CharFilter(method="filter_opponent", help_text="Opponent's name.",
+                                         validators=[RegexValidator(PLAYER_NAME_PATTERN)])
     result = django_filters.ChoiceFilter(
         choices=(("won", "won"), ("lost", "lost")), method="filter_result",
         help_text="Finished matches you won or lost.",
     )
-    my_turn = django_filters.BooleanFilter(method="filter_my_turn", help_text="Active games waiting for you.")
-    created_after = django_filters.IsoDateTimeFilter(field_name="created_at", lookup_expr="gte")
-    created_before = django_filters.IsoDateTimeFilter(field_name="created_at", lookup_expr="lt")
-    finished_after = django_filters.IsoDateTimeFilter(field_name="finished_at", lookup_expr="gte")
-    finished_before = django_filters.IsoDateTimeFilter(field_name="finished_at", lookup_expr="lt")
+    my_turn = StrictBooleanFilter(method="filter_my_turn", help_text="Active games waiting for you.")
+    created_after = UtcIsoDateTimeFilter(field_name="created_at", lookup_expr="gte")
+    created_before = UtcIsoDateTimeFilter(field_name="created_at", lookup_expr="lt")
+    finished_after = UtcIsoDateTimeFilter(field_name="finished_at", lookup_expr="gte")
+    finished_before = UtcIsoDateTimeFilter(field_name="finished_at", lookup_expr="lt")
 
     class Meta:
         model = Game
@@ -47,4 +92,40 @@ class MyGamesFilter(django_filters.FilterSet):
     def filter_my_turn(self, queryset, name, value):
         me = self._player
         mine = Q(status=GameStatus.ACTIVE) & (Q(player0=me, to_act_seat=0) | Q(player1=me, to_act_seat=1))
-        return queryset.filter(mine) if value else queryset.exclude(mine)
+        return queryset.filter(mine) if StrictBooleanFilter.truth(value) else queryset.exclude(mine)
+
+
+class PlayerGamesFilter(MyGamesFilter):
+    """The games list's filters for another player's history (``games.ndjson``): ``opponent`` and
+    ``result`` are relative to ``subject`` (the player whose games these are), not the reader."""
+
+    def __init__(self, *args, subject, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.subject = subject
+
+    @property
+    def _player(self):
+        return self.subject
+
+
+GAMES_FILTERS = ("status", "variant", "opponent", "result", "my_turn", "created_after", "created_before",
+                 "finished_after", "finished_before")
+
+
+def games_filter_parameters(*, my_turn: bool = True) -> list[OpenApiParameter]:
+    """The OpenAPI query parameters of the filters above (``my_turn`` only on your own list)."""
+    instant = {"type": "string", "format": "date-time"}
+    params = [
+        OpenApiParameter("status", {"type": "string", "enum": list(GameStatus.values)}),
+        OpenApiParameter("variant", {"type": "string", "enum": ["oklahoma", "classic"]}),
+        OpenApiParameter("opponent", {"type": "string", "pattern": PLAYER_NAME_PATTERN},
+                         description="Games against this player (name, any letter case)."),
+        OpenApiParameter("result", {"type": "string", "enum": ["won", "lost"]},
+                         description="Finished matches won or lost (by you; in games.ndjson by that player)."),
+        OpenApiParameter("my_turn", {"type": "boolean"}, description="Active games waiting for you (true) or not."),
+        OpenApiParameter("created_after", instant, description="Created at or after (RFC 3339)."),
+        OpenApiParameter("created_before", instant, description="Created before."),
+        OpenApiParameter("finished_after", instant, description="Finished at or after."),
+        OpenApiParameter("finished_before", instant, description="Finished before."),
+    ]
+    return params if my_turn else [p for p in params if p.name != "my_turn"]

@@ -11,8 +11,8 @@ from games import engine
 from notifications.models import EventKind
 from notifications.services import Notice
 
-from .models import Game, GameStatus
-from .presenters import iso
+from .models import Game, GameKind, GameStatus
+from okgin_project.timestamps import iso
 
 
 def _turn_notice(game: Game) -> list[Notice]:
@@ -72,6 +72,27 @@ def invitation_notice(game: Game, kind: str) -> list[Notice]:
     if kind == EventKind.INVITATION_RECEIVED:
         return [Notice(game.player1, kind, game.pk, {"by": game.player0.name, "version": game.version})]
     return [Notice(game.player0, kind, game.pk, {"by": game.player1.name, "version": game.version})]
+
+
+def invitation_withdrawn_notice(game: Game) -> list[Notice]:
+    """``invitation_withdrawn`` to the invited player (seat 1) when the creator withdraws an
+    invitation; none for an open challenge (nobody was invited). ``data.by``: the creator's name."""
+    if game.kind != GameKind.INVITE or game.player1 is None:
+        return []
+    return [Notice(game.player1, EventKind.INVITATION_WITHDRAWN, game.pk,
+                   {"by": game.player0.name, "version": game.version})]
+
+
+def invitation_expired_notices(game: Game) -> list[Notice]:
+    """``invitation_expired`` to the creator (``data.by``: the invited player's name, null for an
+    open challenge) and to the invited player (``data.by``: the creator's name)."""
+    invitee = game.player1 if game.kind == GameKind.INVITE else None
+    notices = [Notice(game.player0, EventKind.INVITATION_EXPIRED, game.pk,
+                      {"by": invitee.name if invitee else None, "version": game.version})]
+    if invitee is not None:
+        notices.append(Notice(invitee, EventKind.INVITATION_EXPIRED, game.pk,
+                              {"by": game.player0.name, "version": game.version}))
+    return notices
 
 
 def timeout_notices(*, game: Game, seat: int, result: str) -> list[Notice]:

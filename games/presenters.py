@@ -5,26 +5,27 @@ The shapes are documented for OpenAPI by the serializers in ``games/serializers.
 """
 from __future__ import annotations
 
-from datetime import datetime, timezone
+import math
+from datetime import datetime
 from typing import Any
 
+from django.utils import timezone as django_timezone
+
 from games import engine
+from okgin_project.timestamps import iso
+from games.engine import review as engine_review
 
 from .models import Game, GameStatus, Move, Round
-
-
-def iso(value: datetime | None) -> str | None:
-    """ISO 8601 UTC with a ``Z`` suffix, or None."""
-    if value is None:
-        return None
-    return value.astimezone(timezone.utc).isoformat().replace("+00:00", "Z")
+from .ratings import ai_rating
 
 
 def _seat_dict(game: Game, seat: int) -> dict | None:
     player = game.player_at(seat)
     if player is None:
         return None
-    return {"seat": seat, "name": player.name, "is_ai": player.is_ai, "ai_level": player.ai_level or None}
+    rating = ai_rating(level=player.ai_level, variant=game.variant) if player.is_ai else None
+    return {"seat": seat, "name": player.name, "is_ai": player.is_ai, "ai_level": player.ai_level or None,
+            "published_rating": rating}
 
 
 def game_summary_dict(game: Game, seat: int | None) -> dict[str, Any]:
@@ -51,7 +52,15 @@ def game_summary_dict(game: Game, seat: int | None) -> dict[str, Any]:
         "auto_played_turns": [game.auto_played0, game.auto_played1],
         "turn_started_at": iso(game.turn_started_at),
         "turn_deadline": iso(game.turn_deadline),
+        "paused_until": iso(game.paused_until),
+        "turn_time_left": game.turn_time_left,
+        "time_bank": ({"initial": game.time_bank_initial, "increment": game.time_bank_increment,
+                       "max": game.time_bank_max} if game.time_bank_initial is not None else None),
+        "time_banks": [game.bank0, game.bank1] if game.time_bank_initial is not None else None,
         "invitation_expires_at": iso(game.invitation_expires_at),
+        "rated": game.rated,
+        "rematch": {"status": game.rematch_status or None, "offered_by": game.rematch_offered_by,
+                    "game_id": game.rematch_id},
         "created_at": iso(game.created_at),
         "updated_at": iso(game.updated_at),
         "started_at": iso(game.started_at),
@@ -59,15 +68,41 @@ def game_summary_dict(game: Game, seat: int | None) -> dict[str, Any]:
     }
 
 
+def _banks_left(game: Game, now: datetime) -> list[int] | None:
+    """Seconds in each seat's time bank at ``now``: for the person to act what is left of this
+    turn's clock (the kept seconds while paused), for the other their bank; None without a bank."""
+    if game.time_bank_initial is None:
+        return None
+    banks = [game.bank0, game.bank1]
+    seat = game.to_act_seat
+    if game.status == GameStatus.ACTIVE and seat is not None and not game.player_at(seat).is_ai:
+        if game.turn_time_left is not None:
+            banks[seat] = game.turn_time_left
+        elif game.turn_deadline is not None:
+            banks[seat] = max(0, math.ceil((game.turn_deadline - now).total_seconds()))
+    return banks
+
+
 def game_detail_dict(game: Game, seat: int | None) -> dict[str, Any]:
     """The summary plus ``view``: the engine's ``player_view`` for ``seat`` (None if not started),
-    and ``last_round_result`` (the last finished round in full, or None)."""
+    ``last_round_result`` (the last finished round in full, or None), ``deck_commitment`` (the
+    current round's SHA-256 commitment to its deck and secret salt, ``games.fairness``; None
+    before the first deal), ``preset_deck`` (that deck was chosen by staff) and ``server_time``
+    (the server's clock now, so a client counts down to ``turn_deadline`` without trusting its own
+    clock; not in the summaries of lists, whose ETag hashes the body) and ``time_banks_left``
+    (seconds in each seat's time bank now, ``_banks_left``; None without a time bank)."""
     body = game_summary_dict(game, seat)
     view = None
     if game.state is not None and seat is not None:
-        view = engine.player_view(engine.MatchState.from_dict(game.state), seat).to_dict()
+        view = engine.player_view(game.match_state(), seat).to_dict()
     body["view"] = view
+    now = django_timezone.now()
+    body["server_time"] = iso(now)
+    body["time_banks_left"] = _banks_left(game, now)
     body["last_round_result"] = view["last_result"] if view else None
+    dealt = game.round_number > 0 and bool(game.deck_commitment)
+    body["deck_commitment"] = game.deck_commitment if dealt else None
+    body["preset_deck"] = game.round_number <= len(game.preset_decks) if dealt else None
     return body
 
 
@@ -93,7 +128,10 @@ def move_dict(game: Game, move: Move, rnd: Round, viewer: int | None) -> dict[st
 
 
 def round_dict(game: Game, rnd: Round) -> dict[str, Any]:
-    """One round: public facts always; the outcome and full result once it has ended."""
+    """One round: public facts always (with the deck ``commitment`` and ``preset_deck``); the
+    outcome and full result once it has ended; the ``deck`` (deal order) and ``salt`` that the
+    commitment hashes only once it is no longer in play (None before: hidden information)."""
+    revealed = not round_is_open(game, rnd)
     return {
         "number": rnd.number,
         "dealer": rnd.dealer,
@@ -105,6 +143,33 @@ def round_dict(game: Game, rnd: Round) -> dict[str, Any]:
         "winner_seat": rnd.winner_seat,
         "points": rnd.points if rnd.ended_at else None,
         "result": rnd.result,
+        "commitment": rnd.commitment or None,
+        "preset_deck": rnd.preset_deck,
+        "deck": rnd.deck if revealed else None,
+        "salt": (rnd.salt or None) if revealed else None,
         "started_at": iso(rnd.started_at),
         "ended_at": iso(rnd.ended_at),
+    }
+
+
+def review_dict(review) -> dict[str, Any]:
+    """A game review (``games.services.review``): ``{"game_id", "seat", "player", "status",
+    "iterations", "progress": {"decisions_done", "decisions_total"}, "mistake_threshold",
+    "mistakes", "expected_loss", "rounds", "decisions", "created_at", "finished_at"}``; the figures
+    are null and the lists empty until it is done (``games.engine.review.review_summary``)."""
+    result = review.result or {}
+    return {
+        "game_id": review.game_id,
+        "seat": review.seat,
+        "player": review.player.name,
+        "status": review.status,
+        "iterations": review.iterations,
+        "progress": {"decisions_done": review.decisions_done, "decisions_total": review.decisions_total},
+        "mistake_threshold": result.get("mistake_threshold", engine_review.MISTAKE_POINTS),
+        "mistakes": result.get("mistakes"),
+        "expected_loss": result.get("expected_loss"),
+        "rounds": result.get("rounds", []),
+        "decisions": result.get("decisions", []),
+        "created_at": iso(review.created_at),
+        "finished_at": iso(review.finished_at),
     }

@@ -7,8 +7,10 @@ from django.db.models import Count, Q, QuerySet, Sum
 from django.utils import timezone
 
 from okgin_project.errors import Conflict, NotFound
+from okgin_project.timestamps import iso
 from players.models import Player
 
+from .ratings import ai_player_ratings, player_ratings
 from .models import Game, GameKind, GameStatus, Move, Round
 
 
@@ -41,8 +43,18 @@ def game_get_for_history(*, game_id: int, player: Player) -> tuple[Game, int | N
 
 
 def game_list_for_player(*, player: Player) -> QuerySet[Game]:
-    """Every game where ``player`` holds a seat (filtered and ordered by the API layer)."""
-    return Game.objects.select_related("player0", "player1").filter(Q(player0=player) | Q(player1=player))
+    """Every game where ``player`` holds a seat (filtered and ordered by the API layer, which pages
+    it by seat with ``game_seats``), without the engine state and preset decks a summary does not show."""
+    return (Game.objects.select_related("player0", "player1").defer("state", "preset_decks")
+            .filter(Q(player0=player) | Q(player1=player)))
+
+
+def game_seats(*, player: Player) -> tuple[Q, Q]:
+    """``player``'s games as seat 0 and as seat 1: two disjoint conditions (``game_seats_differ``),
+    each served in created or updated order by its seat's indexes (``game_p0_created``, ...), for
+    ``KeysetPaginator.paginate(parts=...)``. Their OR would make the database read and sort the
+    player's whole history for every page."""
+    return Q(player0=player), Q(player1=player)
 
 
 def lobby_list(*, player: Player) -> QuerySet[Game]:
@@ -54,33 +66,38 @@ def lobby_list(*, player: Player) -> QuerySet[Game]:
     )
 
 
-def rounds_list(*, game: Game) -> list[Round]:
-    """The rounds of ``game`` in order (decks are never read by the API, only by the export)."""
-    return list(Round.objects.filter(game=game).defer("deck").order_by("number"))
+def rounds_list(*, game: Game) -> QuerySet[Round]:
+    """The rounds of ``game`` (ordered and paged by the API layer; with their decks and salts: the
+    presenter reveals them only for rounds no longer in play)."""
+    return Round.objects.filter(game=game)
 
 
-def moves_list(*, game: Game, round_number: int | None = None) -> list[tuple[Move, Round]]:
-    """The moves of ``game`` (of one round if ``round_number``), in order, with their round."""
-    qs = Move.objects.filter(game=game).select_related("round").defer("round__deck").order_by("seq")
+def moves_list(*, game: Game, round_number: int | None = None) -> QuerySet[Move]:
+    """The moves of ``game`` (of one round if ``round_number``) with their round (ordered and paged
+    by the API layer)."""
+    qs = Move.objects.filter(game=game).select_related("round").defer("round__deck")
     if round_number is not None:
         qs = qs.filter(round__number=round_number)
-    return [(m, m.round) for m in qs]
+    return qs
 
 
-def game_export(*, game: Game) -> dict:
+def game_export(*, game: Game, rounds: list[Round] | None = None, moves: list[Move] | None = None) -> dict:
     """One JSON record of a finished match that ``engine.replay`` reproduces:
     ``{"format", "id", "rules", "first_dealer", "players", "decks", "moves": [{"seq","round","seat",
-    "action"}], "rounds": [RoundResult], "scores", "winner_seat", "end_reason", times}``.
+    "action"}], "rounds": [RoundResult], "deck_proofs": [{"round", "commitment", "salt",
+    "preset_deck"}] (``games.fairness``), "scores", "winner_seat", "end_reason", times}``.
 
-    Raises ``Conflict`` ``game_not_finished`` before the end (decks are secret until then).
+    ``rounds`` (by number) and ``moves`` (by seq, with their round) when the caller already has
+    them (``games.ndjson`` prefetches them per chunk). Raises ``Conflict`` ``game_not_finished``
+    before the end (decks are secret until then).
     """
     if game.status != GameStatus.FINISHED:
         raise Conflict("Only a finished game can be exported.", code="game_not_finished")
-    rounds = list(Round.objects.filter(game=game).order_by("number"))
-    moves = list(Move.objects.filter(game=game).select_related("round").only(
-        "seq", "seat", "action", "round__number").order_by("seq"))
-    from .presenters import iso
-
+    if rounds is None:
+        rounds = list(Round.objects.filter(game=game).order_by("number"))
+    if moves is None:
+        moves = list(Move.objects.filter(game=game).select_related("round").only(
+            "seq", "seat", "action", "round__number").order_by("seq"))
     return {
         "format": "okgin-game/1",
         "id": game.pk,
@@ -93,6 +110,8 @@ def game_export(*, game: Game) -> dict:
             {"seq": m.seq, "round": m.round.number, "seat": m.seat, "action": m.action} for m in moves
         ],
         "rounds": [r.result for r in rounds if r.result is not None],
+        "deck_proofs": [{"round": r.number, "commitment": r.commitment or None, "salt": r.salt or None,
+                         "preset_deck": r.preset_deck} for r in rounds],
         "scores": [game.score0, game.score1],
         "winner_seat": game.winner_seat,
         "end_reason": game.end_reason,
@@ -105,7 +124,9 @@ def game_export(*, game: Game) -> dict:
 def player_stats(*, player: Player) -> dict:
     """Statistics of ``player`` over finished matches and ended rounds:
     ``{"player", "matches_played", "matches_won", "rounds_played", "rounds_won", "gins", "undercuts",
-    "knocks", "points", "average_points_per_round"}`` (points: what the player scored, R9)."""
+    "knocks", "points", "average_points_per_round", "ratings"}`` (points: what the player scored, R9); ``ratings``:
+    a person's Glicko-2 ratings (``games.ratings.player_ratings``), an AI level's published ones
+    (``games.ratings.ai_player_ratings``)."""
     as0, as1 = Q(game__player0=player), Q(game__player1=player)
     mine = Q(as0 & Q(winner_seat=0)) | Q(as1 & Q(winner_seat=1))
     knocked = Q(as0 & Q(knocker_seat=0)) | Q(as1 & Q(knocker_seat=1))
@@ -136,6 +157,7 @@ def player_stats(*, player: Player) -> dict:
         "knocks": rounds["knocks"],
         "points": points,
         "average_points_per_round": round(points / played, 2) if played else 0.0,
+        "ratings": ai_player_ratings(level=player.ai_level) if player.is_ai else player_ratings(player=player),
     }
 
 

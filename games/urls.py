@@ -15,4 +15,10 @@ urlpatterns = [
     path("games/<int:game_id>/rounds/", views.GameRoundsApi.as_view(), name="game-rounds"),
     path("games/<int:game_id>/moves/", views.GameMovesApi.as_view(), name="game-moves"),
     path("games/<int:game_id>/export/", views.GameExportApi.as_view(), name="game-export"),
+    path("games/<int:game_id>/rematch/", views.RematchOfferApi.as_view(), name="game-rematch"),
+    path("games/<int:game_id>/rematch/accept/", views.RematchAcceptApi.as_view(), name="game-rematch-accept"),
+    path("games/<int:game_id>/rematch/decline/", views.RematchDeclineApi.as_view(), name="game-rematch-decline"),
+    path("leaderboard/<str:variant>/", views.LeaderboardApi.as_view(), name="leaderboard"),
+    path("games/<int:game_id>/verify/", views.GameVerifyApi.as_view(), name="game-verify"),
+    path("games/<int:game_id>/review/", views.GameReviewApi.as_view(), name="game-review"),
 ]

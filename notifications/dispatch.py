@@ -1,4 +1,4 @@
-"""Webhook deliveries without a broker (eager mode, the embedded default): one daemon thread per
+"""Webhook deliveries and pushes without a broker (eager mode, the embedded default): one daemon thread per
 process, fed by a queue ordered by due time, POSTs each delivery and schedules its retries
 (exponential backoff, as the Celery task would). A request only puts the delivery id on the queue
 after commit, so it never waits on a receiver. At start the thread also picks up the deliveries
@@ -12,13 +12,23 @@ import os
 import threading
 import time
 
+from django.db import connection
+from django.utils import timezone
+
+from .deliveries import webhook_delivery_attempt
+from .models import DeliveryStatus, PushDelivery, PushStatus, WebhookDelivery
+from .push_send import push_delivery_attempt
+
 logger = logging.getLogger(__name__)
 
 
 class DeliveryThread:
-    """A single background worker: ``submit(delivery_id, delay=seconds)``; ``wait_idle(timeout)``."""
+    """A single background worker: ``submit(delivery_id, delay=seconds)``; ``wait_idle(timeout)``.
+    ``attempt(id)`` makes one attempt and returns an outcome with ``retry_in`` (seconds) or None;
+    ``pending()`` lists ``(id, due)`` left pending by a previous run of the process."""
 
-    def __init__(self) -> None:
+    def __init__(self, *, name: str, attempt, pending) -> None:
+        self._name, self._attempt_one, self._pending = name, attempt, pending
         self._cv = threading.Condition()
         self._heap: list[tuple[float, int, int]] = []  # (due monotonic time, sequence, delivery id)
         self._seq = 0
@@ -41,7 +51,7 @@ class DeliveryThread:
         if self._thread is not None and self._thread.is_alive() and self._pid == os.getpid():
             return
         self._pid = os.getpid()  # (a forked child has no thread: start its own)
-        self._thread = threading.Thread(target=self._run, name="okgin-webhooks", daemon=True)
+        self._thread = threading.Thread(target=self._run, name=self._name, daemon=True)
         self._thread.start()
 
     def wait_idle(self, timeout: float) -> bool:
@@ -72,32 +82,22 @@ class DeliveryThread:
                     self._cv.notify_all()
 
     def _attempt(self, delivery_id: int) -> None:
-        from django.db import connection
-
-        from .services import webhook_delivery_attempt
-
         try:
-            outcome = webhook_delivery_attempt(delivery_id=delivery_id)
+            outcome = self._attempt_one(delivery_id)
             if outcome is not None and outcome.retry_in is not None:
                 with self._cv:
                     self._push(delivery_id, outcome.retry_in)
         except Exception:  # keep the thread alive; the delivery stays pending for a later run
-            logger.exception("webhook delivery %s failed in the delivery thread", delivery_id)
+            logger.exception("delivery %s failed in the %s thread", delivery_id, self._name)
         finally:
             connection.close()  # a thread's connection must not outlive its work
 
     def _resume_pending(self) -> None:
-        from django.db import connection
-        from django.utils import timezone
-
-        from .models import DeliveryStatus, WebhookDelivery
-
         try:
             now = timezone.now()
-            rows = list(WebhookDelivery.objects.filter(status=DeliveryStatus.PENDING)
-                        .order_by("id").values_list("pk", "next_attempt_at")[:1000])
+            rows = self._pending()
         except Exception:
-            logger.exception("could not read pending webhook deliveries")
+            logger.exception("could not read the pending deliveries of %s", self._name)
             return
         finally:
             connection.close()
@@ -106,4 +106,17 @@ class DeliveryThread:
                 self._push(pk, (due - now).total_seconds() if due else 0.0)
 
 
-delivery_thread = DeliveryThread()
+def _webhooks_pending() -> list:
+    return list(WebhookDelivery.objects.filter(status=DeliveryStatus.PENDING)
+                .order_by("id").values_list("pk", "next_attempt_at")[:1000])
+
+
+def _pushes_pending() -> list:
+    return list(PushDelivery.objects.filter(status__in=(PushStatus.PENDING, PushStatus.HELD))
+                .order_by("id").values_list("pk", "next_attempt_at")[:1000])
+
+
+delivery_thread = DeliveryThread(name="okgin-webhooks", pending=_webhooks_pending,
+                                 attempt=lambda pk: webhook_delivery_attempt(delivery_id=pk))
+push_thread = DeliveryThread(name="okgin-pushes", pending=_pushes_pending,
+                             attempt=lambda pk: push_delivery_attempt(delivery_id=pk))

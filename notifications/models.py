@@ -23,8 +23,15 @@ class EventKind(models.TextChoices):
     INVITATION_RECEIVED = "invitation_received", "you were invited to a game"
     INVITATION_ACCEPTED = "invitation_accepted", "your invitation or challenge was accepted"
     INVITATION_DECLINED = "invitation_declined", "your invitation was declined"
+    INVITATION_WITHDRAWN = "invitation_withdrawn", "the invitation to you was withdrawn"
+    INVITATION_EXPIRED = "invitation_expired", "an invitation or challenge expired unanswered"
     DEADLINE_NEAR = "deadline_near", "80% of your time for this turn has passed"
     TIMEOUT = "timeout", "a player ran out of time"
+    REMATCH_OFFERED = "rematch_offered", "your opponent offers a rematch"
+    REMATCH_ACCEPTED = "rematch_accepted", "your rematch offer was accepted (the new game started)"
+    REMATCH_DECLINED = "rematch_declined", "your rematch offer was declined"
+    VACATION_STARTED = "vacation_started", "your opponent went on vacation: the game's clocks are paused"
+    VACATION_ENDED = "vacation_ended", "your opponent's vacation ended (or ran out)"
 
 
 class Event(models.Model):
@@ -38,7 +45,8 @@ class Event(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
-        indexes = [models.Index(fields=["player", "id"], name="event_player_cursor")]
+        indexes = [models.Index(fields=["player", "id"], name="event_player_cursor"),
+                   models.Index(fields=["created_at"], name="event_created")]
 
     def __str__(self) -> str:
         return f"Event {self.pk} {self.kind} for {self.player_id}"
@@ -68,28 +76,38 @@ class DeliveryStatus(models.TextChoices):
     FAILED = "failed", "gave up after the last attempt"
 
 
-class WebhookDelivery(models.Model):
-    """One event to one endpoint: ``status``, ``attempts`` so far, the last HTTP status code or
-    error, and when the next attempt is due (``next_attempt_at``, while pending)."""
+class Attempts(models.Model):
+    """What webhook deliveries and pushes record of their attempts: how many so far, when the next
+    is due, the lease of the attempt in flight (sent outside any transaction: no other attempt
+    starts before it ends), and when it was delivered."""
 
-    endpoint = models.ForeignKey(WebhookEndpoint, on_delete=models.CASCADE, related_name="deliveries")
-    event = models.ForeignKey(Event, on_delete=models.CASCADE, related_name="deliveries")
-    status = models.CharField(max_length=16, choices=DeliveryStatus.choices, default=DeliveryStatus.PENDING)
     attempts = models.PositiveSmallIntegerField(default=0)
-    last_status_code = models.PositiveSmallIntegerField(null=True, blank=True)
-    last_error = models.CharField(max_length=500, blank=True, default="")
     next_attempt_at = models.DateTimeField(null=True, blank=True)
-    # While an attempt is POSTing (outside any transaction): no other attempt starts before this.
     lease_until = models.DateTimeField(null=True, blank=True)
     delivered_at = models.DateTimeField(null=True, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 
     class Meta:
+        abstract = True
+
+
+class WebhookDelivery(Attempts):
+    """One event to one endpoint: ``status``, ``attempts`` so far, the last HTTP status code or
+    error, and when the next attempt is due (``next_attempt_at``, while pending)."""
+
+    endpoint = models.ForeignKey(WebhookEndpoint, on_delete=models.CASCADE, related_name="deliveries")
+    event = models.ForeignKey(Event, on_delete=models.CASCADE, related_name="deliveries")
+    status = models.CharField(max_length=16, choices=DeliveryStatus.choices, default=DeliveryStatus.PENDING)
+    last_status_code = models.PositiveSmallIntegerField(null=True, blank=True)
+    last_error = models.CharField(max_length=500, blank=True, default="")
+
+    class Meta:
         constraints = [
             models.UniqueConstraint(fields=["endpoint", "event"], name="delivery_unique_event"),
         ]
         indexes = [
+            models.Index(fields=["created_at"], name="delivery_created"),
             models.Index(fields=["endpoint", "-id"], name="delivery_endpoint_recent"),
             models.Index(fields=["next_attempt_at"], name="delivery_pending_due",
                          condition=Q(status="pending")),
@@ -97,3 +115,84 @@ class WebhookDelivery(models.Model):
 
     def __str__(self) -> str:
         return f"Delivery {self.pk} ({self.status})"
+
+
+# --- push notifications ----------------------------------------------------------------------
+
+
+class PushStatus(models.TextChoices):
+    PENDING = "pending", "waiting to be sent or retried"
+    HELD = "held", "held until the player's quiet hours end"
+    DELIVERED = "delivered", "the push provider accepted it"
+    FAILED = "failed", "gave up: invalid token, inactive or moved device, provider not configured, or attempts used up"
+
+
+def push_kinds_default() -> list[str]:
+    """The event kinds pushed unless the player chooses others."""
+    return [EventKind.YOUR_TURN.value, EventKind.MATCH_OVER.value, EventKind.INVITATION_RECEIVED.value,
+            EventKind.DEADLINE_NEAR.value]
+
+
+class PushSettings(models.Model):
+    """A player's push preferences (absent: the defaults). ``kinds``: event kinds pushed.
+    ``quiet_start``/``quiet_end``: wall-clock times in the player's time zone (``Player.time_zone``)
+    between which pushes are held (may span midnight; both None: no quiet hours).
+    ``deadline_near_in_quiet_hours``: push ``deadline_near`` even then."""
+
+    player = models.OneToOneField(Player, on_delete=models.CASCADE, related_name="push_settings")
+    kinds = models.JSONField(default=push_kinds_default)
+    quiet_start = models.TimeField(null=True, blank=True)
+    quiet_end = models.TimeField(null=True, blank=True)
+    deadline_near_in_quiet_hours = models.BooleanField(default=False)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        constraints = [
+            models.CheckConstraint(
+                name="push_quiet_hours_both_or_none",
+                condition=Q(quiet_start__isnull=True, quiet_end__isnull=True)
+                | Q(quiet_start__isnull=False, quiet_end__isnull=False),
+            ),
+        ]
+
+
+class PushDelivery(Attempts):
+    """One event pushed to one device (exactly one of the three device columns, by ``platform``):
+    ``status``, ``attempts`` so far, the last error category, and when the next attempt is due
+    (``next_attempt_at``: the retry after a backoff, or the end of quiet hours while ``held``)."""
+
+    event = models.ForeignKey(Event, on_delete=models.CASCADE, related_name="push_deliveries")
+    player = models.ForeignKey(Player, on_delete=models.CASCADE, related_name="+")
+    platform = models.CharField(max_length=8)
+    fcm_device = models.ForeignKey("push_notifications.GCMDevice", on_delete=models.CASCADE, null=True,
+                                   blank=True, related_name="+")
+    apns_device = models.ForeignKey("push_notifications.APNSDevice", on_delete=models.CASCADE, null=True,
+                                    blank=True, related_name="+")
+    webpush_device = models.ForeignKey("push_notifications.WebPushDevice", on_delete=models.CASCADE, null=True,
+                                       blank=True, related_name="+")
+    status = models.CharField(max_length=16, choices=PushStatus.choices, default=PushStatus.PENDING)
+    last_error = models.CharField(max_length=100, blank=True, default="")
+
+    class Meta:
+        constraints = [
+            models.CheckConstraint(
+                name="push_delivery_one_device",
+                condition=Q(platform="fcm", fcm_device__isnull=False, apns_device__isnull=True,
+                            webpush_device__isnull=True)
+                | Q(platform="apns", fcm_device__isnull=True, apns_device__isnull=False, webpush_device__isnull=True)
+                | Q(platform="webpush", fcm_device__isnull=True, apns_device__isnull=True,
+                    webpush_device__isnull=False),
+            ),
+        ]
+        indexes = [
+            models.Index(fields=["next_attempt_at"], name="push_delivery_due",
+                         condition=Q(status__in=("pending", "held"))),
+        ]
+
+    def __str__(self) -> str:
+        return f"Push {self.pk} ({self.status})"
+
+    @property
+    def device(self):
+        """The device this push goes to (a django-push-notifications model instance)."""
+        return getattr(self, f"{self.platform}_device")

@@ -3,21 +3,25 @@
 A player chooses the URL, so the server must not become a way to reach its own network (SSRF):
 the host is resolved and every address it resolves to must be public: not loopback, private,
 link-local (which holds the cloud metadata address 169.254.169.254), shared (100.64/10),
-multicast, reserved or unspecified; IPv4-mapped IPv6 addresses are judged as IPv4. The check runs
+multicast, reserved or unspecified; IPv6 forms of an IPv4 address (mapped, NAT64, 6to4) are judged
+by that address and Teredo tunnels are refused. Only ports 80 and 443 unless
+``OKGIN_WEBHOOK_PORTS`` (env ``WEBHOOK_PORTS``, e.g. ``80,443,8443`` or ``any``) says more. The check runs
 when the URL is registered and again at every delivery, and the POST connects to the very address
 that was checked (no second DNS lookup that could answer differently). Redirects are not
 followed. ``OKGIN_WEBHOOK_ALLOW_PRIVATE`` (setting, env ``WEBHOOK_ALLOW_PRIVATE``; default False)
 lifts the address check, for tests with a loopback receiver only.
 
 Errors shown to the player are categories, never the raw socket error: ``address_forbidden``,
-``dns_failed``, ``connection_failed``, ``timeout``, ``tls_failed``, ``http_<status>``.
+``port_forbidden``, ``dns_failed``, ``connection_failed``, ``timeout``, ``tls_failed``, ``http_<status>``.
 """
 from __future__ import annotations
 
+import hashlib
 import http.client
 import ipaddress
 import socket
 import ssl
+import time
 from dataclasses import dataclass
 from urllib.parse import urlsplit
 
@@ -32,11 +36,16 @@ METADATA_ADDRESSES = frozenset(
 
 
 class WebhookUrlForbidden(ServiceError):
-    """The webhook URL's host is, or resolves to, an address the server must not call
-    (400 ``webhook_url_forbidden``)."""
+    """The webhook URL's host is, or resolves to, an address the server must not call, or its port
+    is not allowed (400 ``webhook_url_forbidden``). ``category``: ``address_forbidden``,
+    ``dns_failed`` or ``port_forbidden`` (what a delivery records)."""
 
     code = "webhook_url_forbidden"
     default_message = "Webhook URLs must point to a public internet address."
+
+    def __init__(self, message: str | None = None, *, category: str = "address_forbidden") -> None:
+        super().__init__(message)
+        self.category = category
 
 
 @dataclass(frozen=True)
@@ -51,11 +60,38 @@ class Target:
     addresses: tuple[str, ...]
 
 
+NAT64_PREFIX = ipaddress.ip_network("64:ff9b::/96")  # RFC 6052 well-known prefix
+TEREDO_PREFIX = ipaddress.ip_network("2001::/32")
+IPV4_COMPATIBLE = ipaddress.ip_network("::/96")  # deprecated ::a.b.c.d form
+
+
+def _ipv4_inside(ip: ipaddress.IPv6Address) -> ipaddress.IPv4Address | None:
+    """The IPv4 address an IPv6 address stands for when it is a translation of one: IPv4-mapped
+    (``::ffff:a.b.c.d``), NAT64 (``64:ff9b::a.b.c.d``), 6to4 (``2002:aabb:ccdd::/48``) or
+    IPv4-compatible (``::a.b.c.d``); None otherwise."""
+    if ip.ipv4_mapped is not None:
+        return ip.ipv4_mapped
+    if ip.sixtofour is not None:
+        return ip.sixtofour
+    if ip in NAT64_PREFIX or (ip in IPV4_COMPATIBLE and int(ip) > 1):
+        return ipaddress.IPv4Address(int(ip) & 0xFFFFFFFF)
+    return None
+
+
 def address_forbidden(address: str) -> bool:
-    """True if ``address`` (an IPv4/IPv6 literal) is not a public unicast internet address."""
+    """True if ``address`` (an IPv4/IPv6 literal) is not a public unicast internet address.
+
+    IPv6 forms that carry an IPv4 address (IPv4-mapped, NAT64, 6to4, IPv4-compatible) are judged
+    by that IPv4 address (``http://[2002:7f00:1::]/`` is loopback); Teredo (``2001::/32``), a
+    tunnel whose far end the relay decides, is always refused.
+    """
     ip = ipaddress.ip_address(address.split("%", 1)[0])
-    if ip.version == 6 and ip.ipv4_mapped is not None:
-        ip = ip.ipv4_mapped
+    if ip.version == 6:
+        if ip in TEREDO_PREFIX:
+            return True
+        inside = _ipv4_inside(ip)
+        if inside is not None:
+            ip = inside
     return (
         ip in METADATA_ADDRESSES
         or ip.is_loopback
@@ -93,19 +129,59 @@ def webhook_target(url: str) -> Target:
     """Check ``url`` and resolve its host: returns the :class:`Target` to POST to.
 
     Raises ``ServiceError`` ``bad_url`` (not http(s), credentials, unparsable),
-    ``WebhookUrlForbidden`` (the host does not resolve, or any of its addresses is not public;
-    unless ``OKGIN_WEBHOOK_ALLOW_PRIVATE``).
+    ``WebhookUrlForbidden`` (a port not in ``OKGIN_WEBHOOK_PORTS``; the host does not resolve, or
+    any of its addresses is not public, unless ``OKGIN_WEBHOOK_ALLOW_PRIVATE``).
     """
     scheme, host, port, path = _split(url)
+    allowed_ports = settings.OKGIN_WEBHOOK_PORTS
+    if allowed_ports is not None and port not in allowed_ports:
+        raise WebhookUrlForbidden(
+            f"Webhook URLs may use port {' or '.join(map(str, sorted(allowed_ports)))} only.",
+            category="port_forbidden")
     try:
         addresses = _resolve(host, port)
     except (OSError, UnicodeError):
-        raise WebhookUrlForbidden("The webhook URL's host does not resolve.") from None
+        raise WebhookUrlForbidden("The webhook URL's host does not resolve.", category="dns_failed") from None
     if not addresses:
-        raise WebhookUrlForbidden("The webhook URL's host does not resolve.")
+        raise WebhookUrlForbidden("The webhook URL's host does not resolve.", category="dns_failed")
     if not settings.OKGIN_WEBHOOK_ALLOW_PRIVATE and any(address_forbidden(a) for a in addresses):
         raise WebhookUrlForbidden()
     return Target(scheme=scheme, host=host, port=port, path=path, addresses=tuple(addresses))
+
+
+def destination_wait(url: str) -> float:
+    """Seconds to wait before POSTing to ``url``'s destination (host and port), 0.0 to go now.
+
+    Counts POSTs per destination in the shared cache (Redis in production), whoever registered the
+    URL, in windows of a minute from the first POST: at most
+    ``OKGIN_WEBHOOK_PER_DESTINATION_PER_MINUTE``; beyond that, the seconds until the window ends. Each call that returns 0.0 counts one POST. While the cache is
+    unreachable nothing is counted and the POST may go (logged once, ``okgin_project.degraded``).
+    """
+    from django.core.cache import cache
+
+    from okgin_project.degraded import cache_breaker, redis_errors
+
+    try:
+        _scheme, host, port, _path = _split(url)
+    except ServiceError:
+        return 0.0  # refused by the address check that follows
+    if cache_breaker.is_open():
+        return 0.0
+    now = time.time()
+    key = "okgin:webhook-destination:" + hashlib.sha256(f"{host.lower()}:{port}".encode()).hexdigest()[:32]
+    try:  # a window opens with the first POST and lasts a minute
+        cache.add(key + ":start", now, timeout=60)
+        cache.add(key + ":count", 0, timeout=60)
+        count = cache.incr(key + ":count")
+        started = cache.get(key + ":start") or now
+    except ValueError:  # the window expired between add and incr
+        return 0.0
+    except redis_errors() as exc:
+        cache_breaker.failed(exc, "webhook destinations are not rate limited until it is back")
+        return 0.0
+    if count <= settings.OKGIN_WEBHOOK_PER_DESTINATION_PER_MINUTE:
+        return 0.0
+    return max(1.0, started + 60.0 - now)
 
 
 class _PinnedHTTPConnection(http.client.HTTPConnection):
@@ -136,13 +212,13 @@ def webhook_post(url: str, body: bytes, headers: dict[str, str]) -> tuple[int | 
 
     Returns ``(status_code, "")`` for any HTTP answer below 300, ``(status_code, "http_<code>")``
     for other answers (3xx included), ``(None, category)`` when there was none: category one of
-    ``bad_url``, ``address_forbidden``, ``dns_failed``, ``connection_failed``, ``timeout``,
-    ``tls_failed``. Raises nothing for network trouble.
+    ``bad_url``, ``address_forbidden``, ``port_forbidden``, ``dns_failed``, ``connection_failed``,
+    ``timeout``, ``tls_failed``. Raises nothing for network trouble.
     """
     try:
         target = webhook_target(url)
     except WebhookUrlForbidden as exc:
-        return None, "dns_failed" if "resolve" in exc.message else "address_forbidden"
+        return None, exc.category
     except ServiceError:
         return None, "bad_url"
     cls = _PinnedHTTPSConnection if target.scheme == "https" else _PinnedHTTPConnection

@@ -3,16 +3,31 @@ from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import status as http
 from rest_framework.response import Response
+from rest_framework.reverse import reverse
 from rest_framework.views import APIView
 
-from games.presenters import iso
+from games.idempotency import StoredResponse, run_idempotent
+from okgin_project.timestamps import iso
 from games.serializers import ErrorSerializer
-from okgin_project.errors import ServiceError
-from okgin_project.params import int_query_param
+from games.sweeps import deadlines_apply_for_player
+from okgin_project.pagination import KeysetPaginator, page_serializer, respond_with_etag
+from okgin_project.params import choice_query_param, wait_query_param
+from okgin_project.schema import (
+    ETAG,
+    IDEMPOTENCY_KEY,
+    IDEMPOTENT_REPLAYED,
+    IF_NONE_MATCH,
+    NOT_MODIFIED,
+    WAIT,
+    location_header,
+    replayed_response,
+)
 from players.services import player_for_user
 
 from . import selectors, services
-from .models import DeliveryStatus
+from .live import live_wait, player_key
+from .models import DeliveryStatus, Event, WebhookDelivery, WebhookEndpoint
+from .presenters import attempts_dict, event_dict
 from .serializers import (
     DeliverySerializer,
     NotificationPageSerializer,
@@ -22,33 +37,35 @@ from .serializers import (
 )
 
 ERR = OpenApiResponse(ErrorSerializer)
-EVENTS_PAGE_DEFAULT, EVENTS_PAGE_MAX = 50, 200
-
-
-_int_param = int_query_param
+EVENTS_PAGES = KeysetPaginator("events", Event, {"id": ("id",)}, default_limit=50, max_limit=200, from_end=True)
+WEBHOOKS_PAGES = KeysetPaginator("webhooks", WebhookEndpoint, {"id": ("id",)})
+DELIVERIES_PAGES = KeysetPaginator("deliveries", WebhookDelivery, {"-id": ("-id",)}, default_limit=50, max_limit=200)
+WebhookPage = page_serializer("WebhookPage", WebhookSerializer())
+DeliveryPage = page_serializer("DeliveryPage", DeliverySerializer())
 
 
 class EventsListApi(APIView):
     @extend_schema(
         operation_id="events_list",
-        parameters=[
-            OpenApiParameter("after", OpenApiTypes.INT, description="Cursor: events after this id. "
-                             "Without it, the latest events."),
-            OpenApiParameter("limit", OpenApiTypes.INT, description=f"At most this many (1-{EVENTS_PAGE_MAX}, "
-                             f"default {EVENTS_PAGE_DEFAULT})."),
-        ],
-        responses={200: NotificationPageSerializer, 400: ERR, 401: ERR},
-        summary="Your notifications, newest last; catch up with ?after=<cursor> until has_more is false.",
+        parameters=[*EVENTS_PAGES.parameters(), IF_NONE_MATCH, ETAG, WAIT],
+        responses={200: NotificationPageSerializer, 304: NOT_MODIFIED},
+        summary="Your notifications, oldest first; without a cursor the latest page. Poll next_cursor for new "
+        "ones (If-None-Match: 304 while nothing is new; or wait=<s> to be answered as soon as one comes); "
+        "page back with prev_cursor while has_prev.",
     )
     def get(self, request):
-        after = _int_param(request, "after", default=None, minimum=0)
-        limit = _int_param(request, "limit", default=EVENTS_PAGE_DEFAULT, minimum=1, maximum=EVENTS_PAGE_MAX)
-        events, has_more = selectors.events_list_for_player(
-            player=player_for_user(user=request.user), after=after, limit=limit
-        )
-        cursor = events[-1].pk if events else after
-        return Response({"results": [services.event_dict(e) for e in events], "cursor": cursor,
-                         "has_more": has_more})
+        player = player_for_user(user=request.user)
+        wait = wait_query_param(request)
+        deadlines_apply_for_player(player=player)  # timeout/match_over events exist before the read
+        seen = {}
+
+        def page_if_any():
+            seen["page"] = page = EVENTS_PAGES.paginate(request, selectors.events_list_for_player(player=player),
+                                                        others=("wait",))
+            return page if page.rows else None
+
+        page = live_wait(player_key(player.pk), timeout=wait, check=page_if_any) or seen["page"]
+        return respond_with_etag(request, page.body([event_dict(e) for e in page.rows]))
 
 
 class EventsListNoSlashApi(EventsListApi):
@@ -62,32 +79,45 @@ def webhook_dict(endpoint) -> dict:
 
 
 def delivery_dict(d) -> dict:
-    return {
-        "id": d.pk, "event_id": d.event_id, "event_kind": d.event.kind, "status": d.status,
-        "attempts": d.attempts, "last_status_code": d.last_status_code, "last_error": d.last_error,
-        "next_attempt_at": iso(d.next_attempt_at), "delivered_at": iso(d.delivered_at),
-        "created_at": iso(d.created_at),
-    }
+    return {**attempts_dict(d), "last_status_code": d.last_status_code}
 
 
 class WebhookListCreateApi(APIView):
-    @extend_schema(operation_id="webhook_list", responses={200: WebhookSerializer(many=True), 401: ERR},
-                   summary="Your webhook endpoints (secrets are never shown again).")
+    @extend_schema(operation_id="webhook_list", parameters=WEBHOOKS_PAGES.parameters(),
+                   responses={200: WebhookPage, 401: ERR},
+                   summary="Your webhook endpoints, oldest first (secrets are never shown again).")
     def get(self, request):
         player = player_for_user(user=request.user)
-        return Response([webhook_dict(w) for w in selectors.webhooks_list_for_player(player=player)])
+        page = WEBHOOKS_PAGES.paginate(request, selectors.webhooks_list_for_player(player=player))
+        return Response(page.body([webhook_dict(w) for w in page.rows]))
 
     @extend_schema(operation_id="webhook_create", request=WebhookCreateInputSerializer,
-                   responses={201: WebhookCreatedSerializer, 400: ERR, 401: ERR, 409: ERR},
-                   summary="Register a URL to receive your events as signed POSTs; the secret is shown once.")
+                   parameters=[IDEMPOTENCY_KEY, IDEMPOTENT_REPLAYED, location_header("the webhook")],
+                   responses={201: WebhookCreatedSerializer, 400: ERR, 401: ERR, 409: ERR, 422: ERR},
+                   summary="Register a URL to receive your events as signed POSTs; the secret is shown once "
+                   "(and to a retry with the same Idempotency-Key).")
     def post(self, request):
         data = WebhookCreateInputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
-        endpoint = services.webhook_create(player=player_for_user(user=request.user), url=data.validated_data["url"])
-        return Response({**webhook_dict(endpoint), "secret": endpoint.secret}, status=http.HTTP_201_CREATED)
+        player = player_for_user(user=request.user)
+
+        def perform() -> StoredResponse:
+            endpoint = services.webhook_create(player=player, url=data.validated_data["url"])
+            return StoredResponse(status=http.HTTP_201_CREATED, body={**webhook_dict(endpoint), "secret": endpoint.secret})
+
+        result = run_idempotent(request, player=player, operation="webhook_create", request=request.data,
+                                perform=perform)
+        location = reverse("webhook-detail", kwargs={"webhook_id": result.body["id"]}, request=request)
+        return replayed_response(result.body, result, location=location)
 
 
 class WebhookDeleteApi(APIView):
+    @extend_schema(operation_id="webhook_detail", responses={200: WebhookSerializer, 401: ERR, 404: ERR},
+                   summary="One of your webhook endpoints.")
+    def get(self, request, webhook_id: int):
+        endpoint = selectors.webhook_get_for_player(player=player_for_user(user=request.user), webhook_id=webhook_id)
+        return Response(webhook_dict(endpoint))
+
     @extend_schema(operation_id="webhook_delete", responses={204: None, 401: ERR, 404: ERR},
                    summary="Delete one of your webhook endpoints.")
     def delete(self, request, webhook_id: int):
@@ -100,17 +130,15 @@ class WebhookDeliveriesApi(APIView):
         operation_id="webhook_deliveries",
         parameters=[
             OpenApiParameter("status", OpenApiTypes.STR, enum=DeliveryStatus.values),
-            OpenApiParameter("limit", OpenApiTypes.INT, description="1-200, default 50."),
+            *DELIVERIES_PAGES.parameters(), IF_NONE_MATCH, ETAG,
         ],
-        responses={200: DeliverySerializer(many=True), 400: ERR, 401: ERR, 404: ERR},
+        responses={200: DeliveryPage, 304: NOT_MODIFIED, 400: ERR, 401: ERR, 404: ERR},
         summary="Delivery status of one of your webhooks, newest first: pending, delivered or failed.",
     )
     def get(self, request, webhook_id: int):
         endpoint = selectors.webhook_get_for_player(player=player_for_user(user=request.user),
                                                      webhook_id=webhook_id)
-        status = request.query_params.get("status") or None
-        if status is not None and status not in DeliveryStatus.values:
-            raise ServiceError("status must be pending, delivered or failed.", code="validation_error")
-        limit = _int_param(request, "limit", default=50, minimum=1, maximum=200)
-        return Response([delivery_dict(d) for d in selectors.deliveries_list(endpoint=endpoint, status=status,
-                                                                             limit=limit)])
+        status = choice_query_param(request, "status", DeliveryStatus.values)
+        page = DELIVERIES_PAGES.paginate(request, selectors.deliveries_list(endpoint=endpoint, status=status),
+                                         others=("status",))
+        return respond_with_etag(request, page.body([delivery_dict(d) for d in page.rows]))

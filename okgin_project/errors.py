@@ -7,14 +7,21 @@ they propagate (a 500 is a bug to fix, never an answer to bad input).
 """
 from __future__ import annotations
 
+import logging
+import sys
 from typing import Any
 
 from django.core.exceptions import PermissionDenied as DjangoPermissionDenied
 from django.core.exceptions import ValidationError as DjangoValidationError
 from django.http import Http404, JsonResponse
+from django.views.decorators.csrf import csrf_exempt
 from rest_framework import exceptions as drf_exceptions
 from rest_framework import status as http
 from rest_framework.response import Response
+
+from okgin_project.error_codes import ERROR_CODES
+
+logger = logging.getLogger("okgin.api")
 
 
 class ServiceError(Exception):
@@ -27,6 +34,7 @@ class ServiceError(Exception):
     code = "error"
     status = http.HTTP_400_BAD_REQUEST
     default_message = "The request was refused."
+    retry_after: int | None = None  # seconds, sent as Retry-After (503 answers)
 
     def __init__(
         self,
@@ -91,6 +99,31 @@ def error_body(code: str, message: str, *, rule: str | None = None, detail: Any 
     return {"error": error}
 
 
+def field_errors(detail: Any, prefix: str = "") -> dict[str, list[dict[str, str]]]:
+    """DRF validation errors (nested dicts and lists of ``ErrorDetail``) as the flat map of the
+    schema's ``FieldErrors``: dotted field path (list items by index; ``non_field_errors`` for the
+    body) to ``[{"code", "message"}]``."""
+    out: dict[str, list[dict[str, str]]] = {}
+
+    def walk(node, path):
+        if isinstance(node, dict):
+            for key, value in node.items():
+                walk(value, f"{path}.{key}" if path else str(key))
+        elif isinstance(node, list) and node and all(isinstance(x, str) for x in node):
+            out.setdefault(path or "non_field_errors", []).extend(
+                {"code": str(getattr(x, "code", None) or "invalid"), "message": str(x)} for x in node)
+        elif isinstance(node, list):
+            for i, value in enumerate(node):
+                if value:  # DRF leaves {} / [] for list items without errors
+                    walk(value, f"{path}.{i}" if path else str(i))
+        elif node is not None:
+            out.setdefault(path or "non_field_errors", []).append(
+                {"code": str(getattr(node, "code", None) or "invalid"), "message": str(node)})
+
+    walk(detail, prefix)
+    return out
+
+
 # Engine error codes that are not rule violations of a well-formed action.
 _ENGINE_STATUS = {
     "not_your_turn": http.HTTP_409_CONFLICT,
@@ -135,17 +168,51 @@ def busy_body() -> dict:
     return error_body("busy", "The server is busy; retry the request shortly. Nothing was changed.")
 
 
+DATABASE_RETRY_AFTER_SECONDS = 3
+
+
+def database_unavailable(exc: BaseException) -> bool:
+    """True for a database error that means "cannot reach the database now" (server down or
+    restarting, connection refused or lost): Django's ``OperationalError`` and ``InterfaceError``,
+    except SQLite's lock timeout (:func:`database_busy`)."""
+    from django.db import InterfaceError, OperationalError
+
+    return isinstance(exc, (OperationalError, InterfaceError)) and not database_busy(exc)
+
+
+def unavailable_body() -> dict:
+    """Body of the 503 ``database_unavailable`` answer (sent with ``Retry-After``)."""
+    return error_body("database_unavailable",
+                      "The database is unreachable; retry the request shortly. Nothing was changed.")
+
+
+def retryable_error(exc: BaseException) -> tuple[dict, str] | None:
+    """``(body, Retry-After seconds)`` of the 503 answer for a dependency outage (``busy``,
+    ``database_unavailable``), or None when ``exc`` is not one. The transaction of the request
+    was rolled back, so a retry is safe (and an action with its ``Idempotency-Key`` is never
+    applied twice)."""
+    if database_busy(exc):
+        return busy_body(), str(BUSY_RETRY_AFTER_SECONDS)
+    if database_unavailable(exc):
+        logger.warning("database unavailable: %s: %s", type(exc).__name__, exc)
+        return unavailable_body(), str(DATABASE_RETRY_AFTER_SECONDS)
+    return None
+
+
 def exception_handler(exc: Exception, context: dict) -> Response | None:
     """DRF exception handler rendering every known error in the one JSON shape.
 
-    SQLite's "database is locked" (the transaction rolled back) answers 503 ``busy`` with
-    ``Retry-After``. Returns ``None`` (so the exception propagates) for anything unknown.
+    SQLite's "database is locked" (the transaction rolled back) answers 503 ``busy``, a database
+    that cannot be reached 503 ``database_unavailable``, both with ``Retry-After``. Returns
+    ``None`` (so the exception propagates) for anything unknown.
     """
-    if database_busy(exc):
-        return Response(busy_body(), status=http.HTTP_503_SERVICE_UNAVAILABLE,
-                        headers={"Retry-After": str(BUSY_RETRY_AFTER_SECONDS)})
+    retryable = retryable_error(exc)
+    if retryable is not None:
+        body, retry_after = retryable
+        return Response(body, status=http.HTTP_503_SERVICE_UNAVAILABLE, headers={"Retry-After": retry_after})
     if isinstance(exc, ServiceError):
-        return Response(exc.to_dict(), status=exc.status)
+        headers = {"Retry-After": str(exc.retry_after)} if exc.retry_after else None
+        return Response(exc.to_dict(), status=exc.status, headers=headers)
     from django.db import DataError
 
     if isinstance(exc, DataError):  # a value the database cannot hold (NUL, out of range)
@@ -160,22 +227,34 @@ def exception_handler(exc: Exception, context: dict) -> Response | None:
             error_body("permission_denied", "You may not do this."), status=http.HTTP_403_FORBIDDEN
         )
     if isinstance(exc, DjangoValidationError):
-        detail = exc.message_dict if hasattr(exc, "error_dict") else exc.messages
+        def details(errors):
+            return [drf_exceptions.ErrorDetail(m, code=e.code or "invalid") for e in errors for m in e.messages]
+
+        if hasattr(exc, "error_dict"):
+            detail = {name: details(errors) for name, errors in exc.error_dict.items()}
+        else:
+            detail = details(exc.error_list)
         return Response(
-            error_body("validation_error", "Invalid input.", detail=detail),
+            error_body("validation_error", "Invalid input.", detail=field_errors(detail)),
             status=http.HTTP_400_BAD_REQUEST,
         )
     if isinstance(exc, drf_exceptions.ValidationError):
         return Response(
-            error_body("validation_error", "Invalid input.", detail=exc.detail),
+            error_body("validation_error", "Invalid input.", detail=field_errors(exc.detail)),
             status=exc.status_code,
         )
     if isinstance(exc, drf_exceptions.APIException):
         codes = exc.get_codes()
         code = codes if isinstance(codes, str) else exc.default_code
         detail = exc.detail
-        if isinstance(detail, (list, dict)):
-            message, extra = str(exc.default_detail), detail
+        if isinstance(detail, dict) and "code" in detail and "detail" in detail:
+            # simplejwt's errors: {"detail", "code", "messages"?}: its code is the precise one when
+            # listed (clients rely on the list), else the exception's own (authentication_failed).
+            code, message, extra = str(detail["code"]), str(detail["detail"]), None
+            if code not in ERROR_CODES:
+                code = str(exc.default_code)
+        elif isinstance(detail, (list, dict)):
+            message, extra = str(exc.default_detail), field_errors(detail)
         else:
             message, extra = str(detail), None
         headers = {}
@@ -189,11 +268,21 @@ def exception_handler(exc: Exception, context: dict) -> Response | None:
     return None
 
 
+@csrf_exempt
 def json_404(request, exception=None) -> JsonResponse:
-    """Django ``handler404``: the error shape for unknown URLs."""
+    """Django ``handler404`` and every unknown URL under ``/api/``: 404 in the error shape, for any
+    method (exempt from CSRF, which would otherwise answer an unknown POST with 403)."""
     return JsonResponse(error_body("not_found", "Not found."), status=404)
 
 
 def json_500(request) -> JsonResponse:
-    """Django ``handler500``: the error shape, no details (a 500 is a bug, logged server-side)."""
+    """Django ``handler500``: the error shape, no details (a 500 is a bug, logged server-side).
+
+    Django calls it while handling the exception, so a database outage met outside a view (in a
+    middleware, the session, the admin) still answers 503 ``database_unavailable``."""
+    retryable = retryable_error(sys.exc_info()[1])
+    if retryable is not None:
+        response = JsonResponse(retryable[0], status=503)
+        response["Retry-After"] = retryable[1]
+        return response
     return JsonResponse(error_body("server_error", "Internal server error."), status=500)

@@ -18,7 +18,7 @@ from django.core.exceptions import RequestDataTooBig
 from django.db import DataError
 from django.http import JsonResponse
 
-from okgin_project.errors import BUSY_RETRY_AFTER_SECONDS, busy_body, database_busy, error_body
+from okgin_project.errors import error_body, retryable_error
 
 logger = logging.getLogger("okgin.api")
 _CONTROL = re.compile(r"[\x00-\x1f\x7f]")
@@ -72,9 +72,10 @@ class ApiErrorsMiddleware:
     def process_exception(self, request, exception):
         if not _is_api(request):
             return None
-        if database_busy(exception):
-            response = JsonResponse(busy_body(), status=503)
-            response["Retry-After"] = str(BUSY_RETRY_AFTER_SECONDS)
+        retryable = retryable_error(exception)
+        if retryable is not None:
+            response = JsonResponse(retryable[0], status=503)
+            response["Retry-After"] = retryable[1]
             return response
         if isinstance(exception, RequestDataTooBig):
             return JsonResponse(error_body(*_BY_STATUS[413]), status=413)

@@ -7,17 +7,19 @@ import re
 from okgin_project.errors import ServiceError
 
 _DIGITS = re.compile(r"[0-9]{1,10}")
-_IDEMPOTENCY_KEY = re.compile(r"[\x20-\x7e]{1,200}")
+# Printable ASCII, not starting or ending with a space (HTTP drops those: the key would change).
+IDEMPOTENCY_KEY_PATTERN = r"[\x21-\x7e](?:[\x20-\x7e]{0,198}[\x21-\x7e])?"
+_IDEMPOTENCY_KEY = re.compile(IDEMPOTENCY_KEY_PATTERN)
 INT_MAX = 2**31 - 1  # the largest value a PostgreSQL integer column holds
 
 
 def int_query_param(request, name: str, *, default: int | None, minimum: int = 0,
                     maximum: int | None = None) -> int | None:
     """The query parameter ``name`` as an int (ASCII digits only) within ``minimum``..``maximum``
-    (at most ``INT_MAX``), or ``default`` when absent or empty. Raises ``ServiceError`` (400
-    ``validation_error``) otherwise."""
+    (at most ``INT_MAX``), or ``default`` when absent. Raises ``ServiceError`` (400
+    ``validation_error``) otherwise (an empty value too: it is not a number)."""
     raw = request.query_params.get(name)
-    if raw is None or raw == "":
+    if raw is None:
         return default
     top = INT_MAX if maximum is None else min(maximum, INT_MAX)
     if not _DIGITS.fullmatch(raw) or not minimum <= int(raw) <= top:
@@ -25,12 +27,44 @@ def int_query_param(request, name: str, *, default: int | None, minimum: int = 0
     return int(raw)
 
 
+def choice_query_param(request, name: str, choices) -> str | None:
+    """The query parameter ``name`` when it is one of ``choices``; None when absent or empty.
+    Raises ``ServiceError`` (400 ``validation_error``) otherwise."""
+    raw = request.query_params.get(name) or None
+    if raw is not None and raw not in choices:
+        raise ServiceError(f"{name} must be one of {', '.join(choices)}.", code="validation_error")
+    return raw
+
+
+def wait_query_param(request) -> int:
+    """The long-poll ``wait`` query parameter: whole seconds from 0 to ``OKGIN_LIVE_WAIT_MAX`` (30),
+    default 0 (answer at once). Raises ``ServiceError`` (400 ``validation_error``)."""
+    from django.conf import settings
+
+    return int_query_param(request, "wait", default=0, minimum=0, maximum=settings.OKGIN_LIVE_WAIT_MAX)
+
+
 def idempotency_key_header(request) -> str | None:
-    """The ``Idempotency-Key`` header: None when absent; else 1-200 printable ASCII characters,
+    """The ``Idempotency-Key`` header: None when absent; else 1-200 printable ASCII characters
+    (no space first or last),
     or ``ServiceError`` (400 ``validation_error``)."""
     key = request.headers.get("Idempotency-Key")
     if key is None:
         return None
     if not _IDEMPOTENCY_KEY.fullmatch(key):
-        raise ServiceError("Idempotency-Key must be 1-200 printable ASCII characters.", code="validation_error")
+        raise ServiceError("Idempotency-Key must be 1-200 printable ASCII characters, no space first or last.", code="validation_error")
     return key
+
+
+def query_params_check(request, known) -> None:
+    """400 ``validation_error`` when the query has a parameter not in ``known`` (field error
+    ``unknown_field`` for each: a misspelt filter would otherwise be ignored, the whole list instead
+    of what was asked) or an empty one (``?status=`` is neither a status nor no filter)."""
+    unknown = sorted(k for k in request.query_params if k not in known)
+    if unknown:
+        raise ServiceError(f"Unknown query parameter(s): {', '.join(unknown)}.", code="validation_error",
+                           detail={k: [{"code": "unknown_field", "message": "Unknown query parameter."}]
+                                   for k in unknown})
+    empty = sorted(k for k, v in request.query_params.items() if v == "")
+    if empty:
+        raise ServiceError(f"Empty query parameter(s): {', '.join(empty)}.", code="validation_error")

@@ -1,7 +1,9 @@
-"""Root URLs: the API under /api/v1/, the OpenAPI schema and offline Swagger UI, the admin."""
+"""Root URLs: the API under /api/v1/, the OpenAPI schema, offline Swagger UI and ReDoc, the admin.
+
+``/healthz`` and ``/readyz`` are answered by ``okgin_project.health.HealthMiddleware``."""
 from django.contrib import admin
 from django.urls import include, path, re_path
-from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
+from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView, SpectacularSwaggerView
 
 from okgin_project.errors import json_404
 
@@ -12,6 +14,11 @@ urlpatterns = [
         "api/docs/",
         SpectacularSwaggerView.as_view(url_name="schema", permission_classes=[]),
         name="swagger-ui",
+    ),
+    path(
+        "api/redoc/",
+        SpectacularRedocView.as_view(url_name="schema", permission_classes=[], template_name="okgin/redoc.html"),
+        name="redoc",
     ),
     path("api/v1/", include("okgin_project.api_urls")),
     # Any other URL under /api/ answers the JSON error shape, also with DEBUG on (where Django

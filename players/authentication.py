@@ -1,12 +1,33 @@
-"""JWT authentication that loads the user and their player profile in one query."""
+"""JWT authentication that loads the user and their player profile in one query, and refuses a
+token issued before the account's last password change (claim ``gen``, see ``players.tokens``).
+
+With ``OKGIN_AUTH_CACHE_SECONDS`` above 0 (default 0: off, every request reads the account, so a
+revocation applies at once in every process), each web process keeps the users it authenticated for
+that long, so a client's burst of requests reads its account once. A change to the account in this process
+(a password change, deactivation, deletion: any save of the user or its player, and the token
+revocation of ``players.accounts``) forgets it at once; other processes (and a request of this one
+that read the account while the change was not yet committed) see it within those seconds.
+"""
+import copy
+import threading
+import time
+
+from django.conf import settings
 from django.contrib.auth import get_user_model
+from rest_framework.exceptions import AuthenticationFailed
 from rest_framework_simplejwt.authentication import JWTAuthentication
-from rest_framework_simplejwt.exceptions import AuthenticationFailed, InvalidToken
+from rest_framework_simplejwt.exceptions import InvalidToken
 from rest_framework_simplejwt.settings import api_settings
+
+from .tokens import token_is_current
 
 
 class PlayerJWTAuthentication(JWTAuthentication):
-    """simplejwt's authentication with ``select_related("player")`` (one SQL query per request)."""
+    """simplejwt's authentication with ``select_related("player")`` (one SQL query per request).
+
+    Raises 401 ``user_not_found`` / ``user_inactive`` (DRF's ``AuthenticationFailed``: simplejwt's
+    own wraps the code in a dict that the API would answer as ``authentication_failed``), 401
+    ``token_not_valid`` (expired, malformed, or revoked by a password change)."""
 
     def get_user(self, validated_token):
         try:
@@ -15,11 +36,57 @@ class PlayerJWTAuthentication(JWTAuthentication):
             raise InvalidToken("Token contained no recognizable user identification") from exc
         user_model = get_user_model()
         try:
-            user = user_model.objects.select_related("player").get(
-                **{api_settings.USER_ID_FIELD: user_id}
-            )
+            user = _user_with_player(user_id)
         except user_model.DoesNotExist as exc:
             raise AuthenticationFailed("User not found", code="user_not_found") from exc
         if not user.is_active:
             raise AuthenticationFailed("User is inactive", code="user_inactive")
+        if not token_is_current(validated_token, user):
+            raise InvalidToken("Token was revoked (password changed).")
         return user
+
+
+_recent: dict = {}  # str(user id) (the token's claim is a string) -> (monotonic expiry, user with its player)
+_recent_lock = threading.Lock()
+_RECENT_MAX = 10_000  # users kept at most; past it the cache starts again empty
+
+
+def _user_with_player(user_id):
+    """The user ``user_id`` with its player (``select_related``), from this process's cache of
+    the last ``OKGIN_AUTH_CACHE_SECONDS`` or one query; each request gets its own copies. Raises
+    the user model's ``DoesNotExist``."""
+    ttl = settings.OKGIN_AUTH_CACHE_SECONDS
+    now = time.monotonic()
+    if ttl > 0:
+        with _recent_lock:
+            hit = _recent.get(str(user_id))
+        if hit is not None and hit[0] > now:
+            return _copied(hit[1])
+    user = get_user_model().objects.select_related("player").get(**{api_settings.USER_ID_FIELD: user_id})
+    if ttl > 0:
+        with _recent_lock:
+            if len(_recent) >= _RECENT_MAX:
+                _recent.clear()
+            _recent[str(user_id)] = (now + ttl, user)
+        return _copied(user)
+    return user
+
+
+def _copied(user):
+    """A copy of ``user`` and of its cached player, so a request never changes another's objects."""
+    mine = copy.copy(user)  # Django copies the instance state and its cache of related objects
+    player = user._state.fields_cache.get("player")
+    if player is not None:
+        player = copy.copy(player)
+        player._state.fields_cache["user"] = mine
+        mine._state.fields_cache["player"] = player
+    return mine
+
+
+def auth_cache_forget(user_id) -> None:
+    """Forget ``user_id``'s cached account in this process (a request that reads the account
+    before the change commits may cache it again, for at most ``OKGIN_AUTH_CACHE_SECONDS``)."""
+    if user_id is None:
+        return
+    with _recent_lock:
+        _recent.pop(str(user_id), None)

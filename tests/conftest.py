@@ -36,7 +36,30 @@ def _redis_reachable() -> tuple[bool, str]:
         return False, str(exc)
 
 
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_call(item):
+    """A test marked ``@pytest.mark.error_code("code", ...)`` must check each code it names with
+    ``tests.helpers.assert_error`` (on a real answer) or it fails: the marker alone proves nothing.
+    ``tests/okgin_project/test_error_codes.py`` checks every listed code has such a test."""
+    from tests import helpers
+
+    helpers.ASSERTED_CODES.clear()
+    result = yield
+    named = {code for marker in item.iter_markers("error_code") for code in marker.args}
+    unchecked = named - set(helpers.ASSERTED_CODES)
+    if unchecked:
+        raise AssertionError(f"marked error_code {sorted(unchecked)} but assert_error never saw them")
+    return result
+
+
 def pytest_collection_modifyitems(config, items):
+    from okgin_project.error_codes import ERROR_CODES
+
+    for item in items:
+        for marker in item.iter_markers("error_code"):
+            unknown = [c for c in marker.args if c not in ERROR_CODES] or ([] if marker.args else ["(none)"])
+            if unknown:
+                raise pytest.UsageError(f"{item.nodeid}: error_code marker names unknown codes {unknown}")
     if os.environ.get("OKGIN_REQUIRE_SERVICES") == "1":
         redis_ok, redis_reason = _redis_reachable()
         if not redis_ok:
@@ -73,3 +96,27 @@ def bob(db, anon):
     from tests.helpers import register
 
     return register(anon, "bob")
+
+
+@pytest.fixture(autouse=True)
+def _auth_cache_empty():
+    """Each test starts with an empty cache of authenticated users (players.authentication): a
+    database rolled back between tests may give an id to another user."""
+    from players import authentication
+
+    authentication._recent.clear()
+    yield
+
+
+@pytest.fixture
+def fake(monkeypatch):
+    """The fake Web Push service on loopback (tests/notifications/fake_push.py), and
+    django-push-notifications pointed at it by its settings (the library holds this very dict)."""
+    from tests.notifications.fake_push import FakeWebPush, vapid_private_key_b64
+
+    conf = settings.PUSH_NOTIFICATIONS_SETTINGS
+    with FakeWebPush() as service:
+        monkeypatch.setitem(conf, "WP_POST_URL", {b: service.base_url for b in conf["WP_POST_URL"]})
+        monkeypatch.setitem(conf, "WP_PRIVATE_KEY", vapid_private_key_b64())
+        monkeypatch.setitem(conf, "WP_CLAIMS", {"sub": "mailto:push@okgin.test"})
+        yield service

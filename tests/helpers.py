@@ -1,7 +1,11 @@
-"""Test helpers: players over the real HTTP API (JWT), fixed decks, and a hidden-card scanner."""
+"""Test helpers: players over the real HTTP API (JWT), fixed decks, a hidden-card scanner, and
+``assert_error``: the one check of a refused request's answer (status, code and shape)."""
 from __future__ import annotations
 
+import ast
 import itertools
+import json
+import re
 from typing import Any
 
 from django.contrib.auth import get_user_model
@@ -39,6 +43,14 @@ def act(client: APIClient, game_id: int, version: int, action: dict, key: str | 
                        format="json", **headers)
 
 
+def act_ok(client: APIClient, game_id: int, action: dict) -> dict:
+    """Send ``action`` at the game's current version; assert 200 and return the body."""
+    version = client.get(f"/api/v1/games/{game_id}/").json()["version"]
+    r = act(client, game_id, version, action)
+    assert r.status_code == 200, r.content
+    return r.json()
+
+
 def strings_in(value: Any) -> set[str]:
     """Every string (keys and values) anywhere in a JSON value."""
     out: set[str] = set()
@@ -56,3 +68,64 @@ def strings_in(value: Any) -> set[str]:
 
 def flatten(*groups) -> set[str]:
     return set(itertools.chain.from_iterable(groups))
+
+
+# Codes checked by ``assert_error`` during the running test; tests/conftest.py empties it before each
+# test and fails a test marked ``@pytest.mark.error_code(code)`` that did not check ``code`` here.
+ASSERTED_CODES: list[str] = []
+_RULE = re.compile(r"^R\d+(\.\d+)?$")
+
+
+def assert_error(response, code: str) -> dict:
+    """Assert that ``response`` (a Django test or ``requests`` response) is the API's error answer
+    for ``code``: the HTTP status listed for it in ``okgin_project.error_codes``, a JSON body of
+    exactly ``{"error": {"code", "message", "rule"?, "detail"?}}`` with a non-empty message and a
+    rule number if any. Records ``code`` for the ``error_code`` marker; returns the inner dict."""
+    from okgin_project.error_codes import ERROR_CODES
+
+    assert code in ERROR_CODES, f"{code!r} is not in okgin_project/error_codes.py"
+    body_text = response.content.decode() if hasattr(response, "content") else response.text
+    assert response.status_code == ERROR_CODES[code][0], (response.status_code, body_text[:500])
+    assert response.headers["Content-Type"].startswith("application/json"), response.headers["Content-Type"]
+    body = json.loads(body_text)
+    assert isinstance(body, dict) and set(body) == {"error"}, body
+    error = body["error"]
+    assert {"code", "message"} <= set(error) <= {"code", "message", "rule", "detail"}, error
+    assert error["code"] == code, error
+    assert isinstance(error["message"], str) and error["message"].strip(), error
+    if "rule" in error:
+        assert _RULE.match(error["rule"]), error
+    ASSERTED_CODES.append(code)
+    return error
+
+
+def mark_args(node: ast.AST, name: str) -> list:
+    """The literal arguments of ``pytest.mark.<name>(...)`` when ``node`` (a syntax tree node: a
+    decorator, or the ``marks=`` of a ``pytest.param``) is that call or a list of marks holding it.
+    Used by the meta-tests that count markers (comments and strings never count)."""
+    if isinstance(node, (ast.List, ast.Tuple)):
+        return [arg for item in node.elts for arg in mark_args(item, name)]
+    if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == name
+            and ast.unparse(node.func.value) == "pytest.mark"):
+        return [ast.literal_eval(arg) for arg in node.args]
+    return []
+
+
+def run_on_embedded_sqlite(script, tmp_path) -> Any:
+    """Run ``script`` (a path) in a subprocess on the embedded default (local settings, a fresh SQLite
+    file in ``tmp_path``, tasks in-process) and return the JSON object its last output line holds.
+    Fails the test with the script's stderr if it exits non-zero."""
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTEST", "DJANGO_"))}
+    env.update({"DJANGO_SETTINGS_MODULE": "okgin_project.settings.local",
+                "DATABASE_URL": f"sqlite:///{tmp_path / 'db.sqlite3'}", "CELERY_TASK_ALWAYS_EAGER": "1",
+                "DEBUG": "0", "ALLOWED_HOSTS": "testserver", "PYTHONPATH": str(root)})
+    proc = subprocess.run([sys.executable, str(script)], cwd=root, env=env, capture_output=True, text=True,
+                          timeout=300)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    return json.loads(proc.stdout.strip().splitlines()[-1])

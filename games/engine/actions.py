@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import ClassVar, Union
 
-from .cards import Card
+from .cards import Card, iterate_arg
 from .errors import CardParseError, MalformedAction
 
 
@@ -54,12 +54,22 @@ class DrawDiscard:
         return {"type": self.type}
 
 
+def _check_card(card, where: str) -> None:
+    if type(card) is not Card:
+        raise MalformedAction(f"{where} must be a Card (Card.parse('7H')), got {card!r}")
+
+
 @dataclass(frozen=True, slots=True)
 class Discard:
-    """Discard ``card`` face up, ending the turn (R6.2)."""
+    """Discard ``card`` face up, ending the turn (R6.2).
+
+    ``card`` must be a :class:`Card`; anything else raises :class:`MalformedAction`."""
 
     card: Card
     type: ClassVar[str] = "discard"
+
+    def __post_init__(self):
+        _check_card(self.card, "a discard's card")
 
     def to_dict(self) -> dict:
         return {"type": self.type, "card": self.card.code}
@@ -69,13 +79,25 @@ class Discard:
 class Knock:
     """Discard ``card`` and knock (R7), optionally laying out ``melds`` of the other ten cards.
 
-    ``melds`` is None to let the engine arrange the knocker's hand (lowest deadwood, R2.4).
-    A knock with zero deadwood is gin (R7.7).
+    ``melds`` is None to let the engine arrange the knocker's hand (lowest deadwood, R2.4; among
+    equal arrangements the one taking the fewest expected lay-offs, RULES.md note to R7.4), or any
+    iterable of melds, each an iterable of :class:`Card` values: it is read once, when the
+    action is built, into a tuple of tuples (a generator is not consumed twice). Whether the
+    melds are valid sets and runs of the knocker's cards is checked when the knock is applied
+    (:class:`InvalidMeld`). A knock with zero deadwood is gin (R7.7).
+
+    Raises :class:`MalformedAction` when ``card`` is not a ``Card`` or ``melds`` is not None
+    nor an iterable of iterables of ``Card`` values (a string is not a meld).
     """
 
     card: Card
     melds: tuple[tuple[Card, ...], ...] | None = None
     type: ClassVar[str] = "knock"
+
+    def __post_init__(self):
+        _check_card(self.card, "a knock's card")
+        if self.melds is not None:
+            object.__setattr__(self, "melds", _read_melds(self.melds))
 
     def to_dict(self) -> dict:
         return {
@@ -87,6 +109,17 @@ class Knock:
 
 Action = Union[TakeUpcard, PassUpcard, DrawStock, DrawDiscard, Discard, Knock]
 ACTION_TYPES = {cls.type: cls for cls in (TakeUpcard, PassUpcard, DrawStock, DrawDiscard, Discard, Knock)}
+
+
+def _read_melds(melds) -> tuple[tuple[Card, ...], ...]:
+    """Read an iterable of melds (each an iterable of cards) once into tuples."""
+    out = []
+    for meld in iterate_arg(melds, "melds", MalformedAction, refuse_text=True):
+        cards = tuple(iterate_arg(meld, "a meld", MalformedAction, refuse_text=True))
+        for c in cards:
+            _check_card(c, "a meld's card")
+        out.append(cards)
+    return tuple(out)
 
 
 def _card(value, where: str) -> Card:

@@ -9,7 +9,7 @@ from __future__ import annotations
 import random
 from typing import Iterable, Sequence
 
-from .errors import CardParseError
+from .errors import BadArgument, CardParseError
 
 SUITS = "CDHS"
 RANK_CODES = ("A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K")
@@ -28,13 +28,21 @@ class Card:
     _ALL: tuple["Card", ...] = ()
     _BY_CODE: dict[str, "Card"] = {}
 
-    def __init__(self, index: int):  # only used to build the 52 interned cards
+    def __new__(cls, index: int) -> "Card":
+        """``Card(index)`` is :meth:`from_index`: the interned card (never a copy, so ``is`` and
+        ``==`` agree everywhere in the engine); raises :class:`CardParseError` outside 0..51."""
+        return cls.from_index(index)
+
+    @classmethod
+    def _make(cls, index: int) -> "Card":  # builds the 52 interned cards, once
+        self = object.__new__(cls)
         object.__setattr__(self, "index", index)
         object.__setattr__(self, "rank", index % 13 + 1)
         object.__setattr__(self, "suit", SUITS[index // 13])
         object.__setattr__(self, "value", min(index % 13 + 1, 10))
         object.__setattr__(self, "bit", 1 << index)
         object.__setattr__(self, "code", RANK_CODES[index % 13] + SUITS[index // 13])
+        return self
 
     def __setattr__(self, name, value):
         raise AttributeError("Card is immutable")
@@ -42,14 +50,15 @@ class Card:
     @classmethod
     def from_index(cls, index: int) -> "Card":
         """The card with ``index`` 0..51; raises :class:`CardParseError` outside that range."""
-        if not isinstance(index, int) or not 0 <= index < 52:
+        if not isinstance(index, int) or isinstance(index, bool) or not 0 <= index < 52:
             raise CardParseError(f"card index out of range: {index!r}")
         return cls._ALL[index]
 
     @classmethod
     def from_rank_suit(cls, rank: int, suit: str) -> "Card":
         """The card of ``rank`` (1..13) and ``suit`` (``"C"``, ``"D"``, ``"H"``, ``"S"``)."""
-        if not isinstance(rank, int) or not 1 <= rank <= 13 or suit not in SUITS or len(suit) != 1:
+        if (not isinstance(rank, int) or isinstance(rank, bool) or not 1 <= rank <= 13
+                or not isinstance(suit, str) or len(suit) != 1 or suit not in SUITS):
             raise CardParseError(f"no such card: rank {rank!r} suit {suit!r}")
         return cls._ALL[SUITS.index(suit) * 13 + rank - 1]
 
@@ -94,36 +103,77 @@ class Card:
         return self is other or (isinstance(other, Card) and other.index == self.index)
 
 
-Card._ALL = tuple(Card(i) for i in range(52))
+Card._ALL = tuple(Card._make(i) for i in range(52))
 Card._BY_CODE = {c.code: c for c in Card._ALL}
 FULL_DECK: tuple[Card, ...] = Card._ALL
 
 
-def parse_cards(codes: str | Iterable[str | Card]) -> tuple[Card, ...]:
-    """Parse ``"AS 2S 3S"`` or an iterable of codes into a tuple of cards (order kept).
+def iterate_arg(values, what: str, error: type = BadArgument, *, refuse_text: bool = False):
+    """``iter(values)``, raising ``error`` (an engine error class) naming ``what`` when
+    ``values`` is not iterable, or (``refuse_text``) is a string, bytes or a dict."""
+    if refuse_text and isinstance(values, (str, bytes, dict)):
+        raise error(f"{what} must be a list, got {values!r}")
+    try:
+        return iter(values)
+    except TypeError:
+        raise error(f"{what} must be an iterable, got {values!r}") from None
 
-    Raises :class:`CardParseError` on a bad code.
+
+def card_args(cards, what: str = "cards", *, distinct: bool = True, limit: int | None = None
+              ) -> tuple[Card, ...]:
+    """Read ``cards`` (any iterable of :class:`Card` values, read exactly once) into a tuple.
+
+    The engine's boundary check for card arguments: raises :class:`BadArgument` when ``cards``
+    is not iterable, holds something other than a ``Card``, holds a card twice (with
+    ``distinct``) or more than ``limit`` cards.
+    """
+    out = tuple(iterate_arg(cards, what))
+    for c in out:
+        if type(c) is not Card:
+            raise BadArgument(f"{what} must hold Card values (Card.parse('7H')), got {c!r}")
+    if distinct and len(set(out)) != len(out):
+        raise BadArgument(f"{what} hold a card twice: {' '.join(c.code for c in out)}")
+    if limit is not None and len(out) > limit:
+        raise BadArgument(f"{what} may hold at most {limit} cards, got {len(out)}")
+    return out
+
+
+def parse_cards(codes: str | Iterable[str | Card]) -> tuple[Card, ...]:
+    """Parse ``"AS 2S 3S"`` or an iterable of codes (or cards) into a tuple of cards (order kept).
+
+    Raises :class:`CardParseError` on a bad code, :class:`BadArgument` when ``codes`` is neither
+    a string nor an iterable.
     """
     if isinstance(codes, str):
         codes = codes.replace(",", " ").split()
-    return tuple(Card.parse(c) for c in codes)
+    return tuple(Card.parse(c) for c in iterate_arg(codes, "card codes"))
 
 
 def card_codes(cards: Iterable[Card]) -> list[str]:
-    """The short codes of ``cards``, in order (the JSON form of a card list)."""
-    return [c.code for c in cards]
+    """The short codes of ``cards``, in order (the JSON form of a card list).
+
+    Raises :class:`BadArgument` unless ``cards`` is an iterable of ``Card`` values."""
+    return [c.code for c in card_args(cards, distinct=False)]
 
 
 def cards_mask(cards: Iterable[Card]) -> int:
-    """The 52-bit mask (bit ``card.index``) of ``cards``."""
+    """The 52-bit mask (bit ``card.index``) of ``cards`` (a card listed twice counts once).
+
+    Raises :class:`BadArgument` unless ``cards`` is an iterable of ``Card`` values."""
     m = 0
-    for c in cards:
+    for c in iterate_arg(cards, "cards"):
+        if type(c) is not Card:
+            raise BadArgument(f"cards must hold Card values (Card.parse('7H')), got {c!r}")
         m |= c.bit
     return m
 
 
 def mask_cards(mask: int) -> tuple[Card, ...]:
-    """The cards of a 52-bit mask, in index order (suit C D H S, then rank)."""
+    """The cards of a 52-bit mask, in index order (suit C D H S, then rank).
+
+    Raises :class:`BadArgument` unless ``mask`` is a whole number from 0 to 2**52 - 1."""
+    if not isinstance(mask, int) or isinstance(mask, bool) or not 0 <= mask < 1 << 52:
+        raise BadArgument(f"a card mask is a whole number from 0 to 2**52 - 1, got {mask!r}")
     out = []
     allc = Card._ALL
     while mask:
@@ -134,12 +184,18 @@ def mask_cards(mask: int) -> tuple[Card, ...]:
 
 
 def sort_cards(cards: Iterable[Card]) -> tuple[Card, ...]:
-    """Cards sorted by suit then rank (the display order of a hand)."""
-    return tuple(sorted(cards, key=lambda c: c.index))
+    """Cards sorted by suit then rank (the display order of a hand).
+
+    Raises :class:`BadArgument` unless ``cards`` is an iterable of ``Card`` values."""
+    return tuple(sorted(card_args(cards, distinct=False), key=lambda c: c.index))
 
 
 def shuffled_deck(rng: random.Random | None = None) -> tuple[Card, ...]:
-    """A shuffled 52-card deck order (R4.1). Pass ``random.SystemRandom()`` on the server."""
+    """A shuffled 52-card deck order (R4.1). Pass ``random.SystemRandom()`` on the server.
+
+    Raises :class:`BadArgument` when ``rng`` is neither None nor a ``random.Random``."""
+    if rng is not None and not isinstance(rng, random.Random):
+        raise BadArgument(f"rng must be a random.Random or None, got {rng!r}")
     deck = list(FULL_DECK)
     (rng or random.SystemRandom()).shuffle(deck)
     return tuple(deck)
@@ -148,9 +204,18 @@ def shuffled_deck(rng: random.Random | None = None) -> tuple[Card, ...]:
 def validate_deck(deck: Sequence[Card | str]) -> tuple[Card, ...]:
     """Parse and check a deck order: exactly the 52 distinct cards (R1.2).
 
-    Raises :class:`CardParseError` (code ``bad_card``) or ``CardParseError`` with code ``bad_deck``.
+    ``deck`` is any ordered iterable of cards or codes (read once); a string, a mapping or a set
+    (no order) is refused. Raises :class:`CardParseError` (code ``bad_card``) for a bad code, and
+    ``CardParseError`` with code ``bad_deck`` for anything but 52 distinct cards.
     """
-    cards = tuple(Card.parse(c) for c in deck)
+    if isinstance(deck, (str, bytes, dict, set, frozenset)):
+        raise CardParseError(f"a deck order is a sequence of 52 cards, got {type(deck).__name__}",
+                             code="bad_deck")
+    try:
+        items = iter(deck)
+    except TypeError:
+        raise CardParseError(f"a deck order is a sequence of 52 cards, got {deck!r}", code="bad_deck") from None
+    cards = tuple(Card.parse(c) for c in items)
     if len(cards) != 52 or len(set(cards)) != 52:
         raise CardParseError("a deck order must list each of the 52 cards exactly once", code="bad_deck")
     return cards

@@ -2,9 +2,9 @@
 
 Every error is a ``ValueError`` carrying a stable machine-readable ``code`` and, when a rule of
 ``RULES.md`` is broken, the rule number (``rule``, e.g. ``"R7.2"``). Parsing errors
-(:class:`CardParseError`, :class:`MalformedAction`, :class:`RuleSetError`) are kept apart from
-legality errors (:class:`NotYourTurn`, :class:`IllegalAction` and its subclasses), as in
-python-chess.
+(:class:`CardParseError`, :class:`MalformedAction`, :class:`RuleSetError`, :class:`BadArgument`)
+are kept apart from legality errors (:class:`NotYourTurn`, :class:`IllegalAction` and its
+subclasses), as in python-chess. Every public engine function raises only these for bad input.
 """
 
 from __future__ import annotations
@@ -49,6 +49,15 @@ class MalformedAction(EngineError):
     """An action is not of a known shape (unknown type, missing or extra fields, bad card)."""
 
     code = "malformed_action"
+
+
+class BadArgument(EngineError):
+    """An engine function was called with an argument of the wrong type or out of range (a
+    state that is not a :class:`~.state.MatchState`, a seat other than 0 or 1, a hand holding a
+    card twice, a JSON form that is not an object of the expected shape). JSON requests never
+    produce it: it guards the engine as a Python library."""
+
+    code = "bad_argument"
 
 
 class NotYourTurn(EngineError):

@@ -13,10 +13,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Iterable, Sequence
 
-from .cards import Card, cards_mask, mask_cards
-from .errors import InvalidMeld
+from .cards import Card, card_args, cards_mask, iterate_arg, mask_cards
+from .errors import BadArgument, InvalidMeld
+
+HAND_LIMIT = 11  # the most cards a hand holds (R4.2, R6.1): the exact searches are sized for it
 
 _SUIT = 0x1FFF  # 13 bits: one suit
+FULL_MASK = (1 << 52) - 1  # the 52 cards
 _RANK_MASK = tuple((1 | 1 << 13 | 1 << 26 | 1 << 39) << r for r in range(13))
 _VALUES = tuple(min(r + 1, 10) for r in range(13))
 
@@ -168,8 +171,10 @@ def mask_knock_deadwoods(hand: int, forbidden: int = 0) -> dict[int, int]:
 # Card-level API
 
 
-def meld_kind(cards: Sequence[Card]) -> str | None:
-    """``"set"`` (R2.1), ``"run"`` (R2.2) or ``None`` if ``cards`` is not a valid meld."""
+def meld_kind(cards: Iterable[Card]) -> str | None:
+    """``"set"`` (R2.1), ``"run"`` (R2.2) or ``None`` if ``cards`` (any iterable of cards, read
+    once) is not a valid meld. Raises :class:`BadArgument` unless it holds ``Card`` values."""
+    cards = card_args(cards, "a meld", distinct=False)
     n = len(cards)
     if n < 3 or len(set(cards)) != n:
         return None
@@ -182,18 +187,20 @@ def meld_kind(cards: Sequence[Card]) -> str | None:
     return None
 
 
-def is_set(cards: Sequence[Card]) -> bool:
+def is_set(cards: Iterable[Card]) -> bool:
     """True for 3 or 4 cards of one rank (R2.1)."""
     return meld_kind(cards) == "set"
 
 
-def is_run(cards: Sequence[Card]) -> bool:
+def is_run(cards: Iterable[Card]) -> bool:
     """True for 3 or more consecutive cards of one suit, ace low, no wrap-around (R2.2)."""
     return meld_kind(cards) == "run"
 
 
-def validate_meld(cards: Sequence[Card]) -> str:
-    """Return the meld's kind (``"set"`` or ``"run"``); raise :class:`InvalidMeld` otherwise (R2)."""
+def validate_meld(cards: Iterable[Card]) -> str:
+    """Return the meld's kind (``"set"`` or ``"run"``); raise :class:`InvalidMeld` otherwise (R2),
+    :class:`BadArgument` unless ``cards`` is an iterable of ``Card`` values (read once)."""
+    cards = card_args(cards, "a meld", distinct=False)
     kind = meld_kind(cards)
     if kind is None:
         codes = " ".join(c.code for c in cards)
@@ -228,7 +235,8 @@ class Arrangement:
         }
 
 
-def _arrangement_from_masks(hand: int, meld_masks: Iterable[int]) -> Arrangement:
+def arrangement_from_masks(hand: int, meld_masks: Iterable[int]) -> Arrangement:
+    """The :class:`Arrangement` of the cards of ``hand`` (mask) laid as these meld masks."""
     melds = tuple(sorted((sort_meld(mask_cards(m)) for m in meld_masks), key=lambda m: m[0].index))
     used = 0
     for m in meld_masks:
@@ -247,15 +255,108 @@ def _best_meld_masks(hand: int) -> tuple[int, ...]:
     return best[2]
 
 
+def mask_least_deadwood_meld_sets(hand: int) -> list[tuple[int, ...]]:
+    """Every least-deadwood arrangement of a hand mask (R2.4) as a tuple of meld masks, in the
+    enumeration order of :func:`_best_meld_masks` (its choice first)."""
+    melds = mask_melds(hand)
+    combos: list[tuple[int, int, tuple[int, ...]]] = [(0, 0, ())]
+    for m, v in melds:
+        combos += [(u | m, uv + v, ms + (m,)) for u, uv, ms in combos if not u & m]
+    top = max(uv for _, uv, _ in combos)
+    return [ms for _, uv, ms in combos if uv == top]
+
+
+def mask_layoff_exposure(meld_masks: Iterable[int], live: int, known: int, p_unseen: float
+                         ) -> tuple[float, float]:
+    """Expected ``(cards, points)`` the defender could lay off onto these melds (R7.6): each card
+    of ``known`` counts with chance 1, each other card of ``live`` with chance ``p_unseen``, other
+    cards never; the fourth card of a set of three, and the cards extending a run at either end,
+    a card further along the run with the chance of holding the cards in between as well. A card
+    that fits two melds counts once, with its larger chance."""
+    chance: dict[int, float] = {}
+
+    def add(i: int, c: float) -> None:
+        if c > chance.get(i, 0.0):
+            chance[i] = c
+
+    for m in meld_masks:
+        low = m & -m
+        i = low.bit_length() - 1
+        if m & (low << 1):  # a run: consecutive bits of one suit
+            base = i // 13 * 13
+            ranks = [r for r in range(13) if m >> (base + r) & 1]
+            for start, step, stop in ((ranks[-1] + 1, 1, 13), (ranks[0] - 1, -1, -1)):
+                c = 1.0
+                for r in range(start, stop, step):
+                    bit = 1 << (base + r)
+                    if not live & bit:
+                        break
+                    c *= 1.0 if known & bit else p_unseen
+                    add(base + r, c)
+        else:  # a set of three: the missing card of its rank
+            missing = _RANK_MASK[i % 13] & ~m & live
+            if missing:
+                add(missing.bit_length() - 1, 1.0 if known & missing else p_unseen)
+    return sum(chance.values()), sum(c * _VALUES[i % 13] for i, c in chance.items())
+
+
+def mask_knock_arrangement(hand: int, live: int, defender_known: int = 0, defender_cards: int = 10
+                           ) -> tuple[int, ...]:
+    """The knocker's default arrangement (RULES.md, note to R7.4) of its ten-card ``hand`` mask
+    given the ``live`` cards (those the defender may hold) and the ``defender_known`` ones: among
+    the least-deadwood arrangements, the least :func:`mask_layoff_exposure`, as
+    :func:`knock_arrangement` describes; returns the meld masks."""
+    options = mask_least_deadwood_meld_sets(hand)
+    if len(options) == 1:
+        return options[0]
+    live &= ~hand
+    defender_known &= live
+    n_unseen = (live & ~defender_known).bit_count()
+    p_unseen = (max(0, defender_cards - defender_known.bit_count()) / n_unseen) if n_unseen else 0.0
+    return min(options, key=lambda ms: mask_layoff_exposure(ms, live, defender_known, p_unseen))
+
+
+def knock_arrangement(cards: Iterable[Card], *, out_of_play: Iterable[Card] = (),
+                      defender_known: Iterable[Card] = ()) -> Arrangement:
+    """The arrangement the engine lays for a knock without melds (RULES.md, note to R7.4).
+
+    ``cards``: the knocker's ten cards after its discard; ``out_of_play``: the cards the knocker
+    knows the defender cannot hold (its discard and the discard pile); ``defender_known``: the
+    cards it saw the defender take from the discard pile and keep. Every other card may be in the
+    defender's hand: a known one surely, each unseen one with the same chance h/u (h: the
+    defender's ten cards less the known ones, u: the unseen cards). Among the least-deadwood
+    arrangements (R2.4) it returns the one with the fewest expected lay-offs (R7.6) onto its
+    melds (:func:`mask_layoff_exposure`: a card further along a run counts with the chance of
+    the cards in between too), ties broken by their expected points, then by the order of
+    :func:`best_arrangement` (which it equals when there is no choice).
+
+    Raises :class:`BadArgument` for anything but distinct ``Card`` values (at most 11 in ``cards``).
+    """
+    hand = cards_mask(card_args(cards, "a hand", limit=HAND_LIMIT))
+    out = cards_mask(card_args(out_of_play, "out_of_play"))
+    known = cards_mask(card_args(defender_known, "defender_known"))
+    live = FULL_MASK & ~hand & ~out
+    return arrangement_from_masks(hand, mask_knock_arrangement(hand, live, known))
+
+
 def best_arrangement(cards: Iterable[Card]) -> Arrangement:
-    """The hand's lowest-deadwood arrangement (R2.3, R2.4); exact, for any number of cards."""
-    hand = cards_mask(cards)
-    return _arrangement_from_masks(hand, _best_meld_masks(hand))
+    """The hand's lowest-deadwood arrangement (R2.3, R2.4); exact, for up to 11 distinct cards.
+
+    Raises :class:`BadArgument` for anything but an iterable of at most 11 distinct ``Card`` values."""
+    hand = cards_mask(card_args(cards, "a hand", limit=HAND_LIMIT))
+    return arrangement_from_masks(hand, _best_meld_masks(hand))
 
 
 def min_deadwood(cards: Iterable[Card]) -> int:
-    """The deadwood count in points of the hand's best arrangement (R2.4)."""
-    return mask_min_deadwood(cards_mask(cards))
+    """The deadwood count in points of the hand's best arrangement (R2.4).
+
+    Raises :class:`BadArgument` for anything but an iterable of at most 11 distinct ``Card`` values."""
+    return mask_min_deadwood(cards_mask(card_args(cards, "a hand", limit=HAND_LIMIT)))
+
+
+def _check_forbidden(forbidden) -> None:
+    if forbidden is not None and type(forbidden) is not Card:
+        raise BadArgument(f"forbidden must be a Card or None, got {forbidden!r}")
 
 
 @dataclass(frozen=True, slots=True)
@@ -276,8 +377,11 @@ def best_knock(cards: Iterable[Card], *, forbidden: Card | None = None) -> Knock
 
     ``forbidden`` is a card that may not be discarded (R6.3). Whether the knock is allowed is
     ``option.deadwood_count <= knock_limit`` (R4.4). Returns None if no card may be discarded.
+    Raises :class:`BadArgument` for anything but at most 11 distinct ``Card`` values, or a
+    ``forbidden`` that is neither None nor a ``Card``.
     """
-    hand = cards_mask(cards)
+    hand = cards_mask(card_args(cards, "a hand", limit=HAND_LIMIT))
+    _check_forbidden(forbidden)
     _, idx = mask_best_knock(hand, forbidden.bit if forbidden else 0)
     if idx < 0:
         return None
@@ -286,8 +390,15 @@ def best_knock(cards: Iterable[Card], *, forbidden: Card | None = None) -> Knock
 
 
 def can_knock(cards: Iterable[Card], knock_limit: int, *, forbidden: Card | None = None) -> bool:
-    """True when some discard leaves at most ``knock_limit`` deadwood points (R7.2)."""
-    dw, idx = mask_best_knock(cards_mask(cards), forbidden.bit if forbidden else 0)
+    """True when some discard leaves at most ``knock_limit`` deadwood points (R7.2).
+
+    Raises :class:`BadArgument` as :func:`best_knock` does, or when ``knock_limit`` is not a
+    whole number of points."""
+    hand = cards_mask(card_args(cards, "a hand", limit=HAND_LIMIT))
+    _check_forbidden(forbidden)
+    if not isinstance(knock_limit, int) or isinstance(knock_limit, bool):
+        raise BadArgument(f"knock_limit must be a whole number of points, got {knock_limit!r}")
+    dw, idx = mask_best_knock(hand, forbidden.bit if forbidden else 0)
     return idx >= 0 and dw <= knock_limit
 
 
@@ -349,6 +460,21 @@ def _lay_off(available: int, targets) -> tuple[int, list[tuple[int, int]]]:
     return laid, order
 
 
+def _knocker_meld_masks(knocker_melds) -> list[int]:
+    """Masks of the knocker's melds, each checked to be a set or run, pairwise disjoint (R2)."""
+    masks: list[int] = []
+    used = 0
+    for meld in iterate_arg(knocker_melds, "knocker_melds", refuse_text=True):
+        cards = card_args(meld, "a meld", distinct=False)
+        validate_meld(cards)
+        m = cards_mask(cards)
+        if m & used:
+            raise InvalidMeld("two of the knocker's melds share a card", rule="R2.3")
+        used |= m
+        masks.append(m)
+    return masks
+
+
 def best_defence(knocker_melds: Sequence[Sequence[Card]], defender_cards: Iterable[Card], *,
                  allow_lay_offs: bool = True) -> Defence:
     """The defender's lowest deadwood over their own melds plus lay-offs, exact (R7.5, R7.6).
@@ -357,9 +483,16 @@ def best_defence(knocker_melds: Sequence[Sequence[Card]], defender_cards: Iterab
     one's own meld to lay off is considered); the cards left are laid off onto the knocker's
     melds as far as they go: a fourth card onto a set of three, and cards of the run's suit at
     either end of a run, chaining one after another. ``allow_lay_offs=False`` after gin (R9.4).
+
+    ``knocker_melds`` is any iterable of melds (read once). Raises :class:`InvalidMeld` when a
+    knocker meld is not a set or run or two of them share a card (R2), :class:`BadArgument` for
+    anything but at most 11 distinct defender ``Card`` values or when a defender card is in a
+    knocker meld.
     """
-    hand = cards_mask(defender_cards)
-    kmasks = [cards_mask(m) for m in knocker_melds]
+    hand = cards_mask(card_args(defender_cards, "the defender's cards", limit=HAND_LIMIT))
+    kmasks = _knocker_meld_masks(knocker_melds)
+    if any(m & hand for m in kmasks):
+        raise BadArgument("the defender's cards and the knocker's melds share a card")
     targets = _layoff_targets(kmasks) if allow_lay_offs else []
     melds = mask_melds(hand)
     combos: list[tuple[int, tuple[int, ...]]] = [(0, ())]
@@ -373,7 +506,7 @@ def best_defence(knocker_melds: Sequence[Sequence[Card]], defender_cards: Iterab
         if best is None or dw < best[0]:
             best = (dw, u, ms, order)
     dw, u, ms, order = best
-    arr = _arrangement_from_masks(hand, ms)
+    arr = arrangement_from_masks(hand, ms)
     laid_mask = 0
     for i, _k in order:
         laid_mask |= 1 << i

@@ -5,9 +5,14 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, fields
 
 from .cards import Card
-from .errors import RuleSetError
+from .errors import BadArgument, RuleSetError
 
 VARIANTS = ("oklahoma", "classic")
+
+
+def _check_upcard(upcard) -> None:
+    if type(upcard) is not Card:
+        raise BadArgument(f"upcard must be a Card, got {upcard!r}")
 
 
 @dataclass(frozen=True, slots=True)
@@ -22,6 +27,11 @@ class RuleSet:
     - ``forbid_discarding_drawn_upcard`` (R6.3, default true).
     - House rules, off by default: ``spade_doubles`` (Oklahoma: a spade first upcard doubles the
       round's points) and ``ace_requires_gin`` (Oklahoma: an ace first upcard makes the knock limit 0).
+
+    Raises :class:`RuleSetError` (``bad_rules``) for a bad value and for options that contradict
+    each other: a fixed ``knock_limit`` under the classic variant is required (R4.4), the house
+    rules are Oklahoma's, and ``ace_requires_gin`` needs the knock limit to come from the upcard
+    (with a fixed limit the option would do nothing).
     """
 
     variant: str = "oklahoma"
@@ -52,9 +62,15 @@ class RuleSet:
                 raise RuleSetError(f"{name} must be true or false")
         if self.variant != "oklahoma" and (self.spade_doubles or self.ace_requires_gin):
             raise RuleSetError("spade_doubles and ace_requires_gin are Oklahoma options")
+        if self.ace_requires_gin and kl != "upcard":
+            raise RuleSetError(f"ace_requires_gin changes the knock limit set by an ace upcard (R4.4); "
+                               f"with a fixed knock_limit of {kl} it would do nothing")
 
     def knock_limit_for(self, upcard: Card) -> int:
-        """The round's knock limit in points given its first upcard (R4.4)."""
+        """The round's knock limit in points given its first upcard (R4.4).
+
+        Raises :class:`BadArgument` when ``upcard`` is not a ``Card``."""
+        _check_upcard(upcard)
         if self.knock_limit == "upcard":
             if self.ace_requires_gin and upcard.rank == 1:
                 return 0
@@ -62,7 +78,10 @@ class RuleSet:
         return int(self.knock_limit)
 
     def multiplier_for(self, upcard: Card) -> int:
-        """The round's points multiplier: 2 for a spade first upcard under ``spade_doubles``."""
+        """The round's points multiplier: 2 for a spade first upcard under ``spade_doubles``.
+
+        Raises :class:`BadArgument` when ``upcard`` is not a ``Card``."""
+        _check_upcard(upcard)
         return 2 if self.spade_doubles and upcard.suit == "S" else 1
 
     def to_dict(self) -> dict:
@@ -71,10 +90,15 @@ class RuleSet:
 
     @classmethod
     def from_dict(cls, data: dict | None) -> "RuleSet":
-        """Build from JSON; unknown keys or bad values raise :class:`RuleSetError` (``bad_rules``)."""
-        data = dict(data or {})
+        """Build from JSON (an object, or None for the defaults); anything else, unknown keys or
+        bad values raise :class:`RuleSetError` (``bad_rules``)."""
+        if data is None:
+            data = {}
+        if not isinstance(data, dict):
+            raise RuleSetError(f"rules must be a JSON object, got {data!r}")
+        data = dict(data)
         names = {f.name for f in fields(cls)}
-        unknown = sorted(set(data) - names)
+        unknown = sorted(str(k) for k in set(data) - names)
         if unknown:
             raise RuleSetError(f"unknown rule option(s): {', '.join(unknown)}")
         return cls(**data)

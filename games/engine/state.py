@@ -14,9 +14,10 @@ from typing import Iterable, Sequence
 from .actions import (Action, Discard, DrawDiscard, DrawStock, Knock, PassUpcard, TakeUpcard,
                       action_from_dict)
 from .cards import Card, card_codes, cards_mask, parse_cards, sort_cards, validate_deck
-from .errors import IllegalAction, InvalidMeld, KnockOverLimit, MalformedAction, NotYourTurn
-from .melds import (best_arrangement, best_defence, mask_best_knock, mask_knock_deadwoods,
-                    mask_value, validate_meld)
+from .errors import (BadArgument, EngineError, IllegalAction, InvalidMeld, KnockOverLimit, MalformedAction,
+                     NotYourTurn)
+from .melds import (FULL_MASK, arrangement_from_masks, best_arrangement, best_defence, mask_best_knock,
+                    mask_knock_arrangement, mask_knock_deadwoods, mask_value, validate_meld)
 from .rules import RuleSet
 
 _setattr = object.__setattr__
@@ -34,6 +35,48 @@ def replace(obj, **changes):
     for name in slots:
         _setattr(new, name, changes[name] if name in changes else getattr(obj, name))
     return new
+
+
+def _whole(x, lo: int, hi: int | None = None) -> bool:
+    return type(x) is int and x >= lo and (hi is None or x <= hi)
+
+
+def _is_seat(seat, *, none_ok: bool = False) -> bool:
+    return (seat is None and none_ok) or (type(seat) is int and seat in (0, 1))
+
+
+def _check_seat(seat, what: str = "seat", *, none_ok: bool = False) -> None:
+    if not _is_seat(seat, none_ok=none_ok):
+        raise BadArgument(f"{what} must be 0, 1{' or None' if none_ok else ''}, got {seat!r}")
+
+
+def _check_state(state) -> None:
+    if not isinstance(state, MatchState):
+        raise BadArgument(f"state must be a MatchState (new_match(), MatchState.from_dict()), got {state!r}")
+
+
+def _json_object(d) -> dict:
+    if not isinstance(d, dict):
+        raise BadArgument(f"expected a JSON object, got {d!r}")
+    return d
+
+
+class _json_shape:
+    """Context manager for ``from_dict``: a missing key or a value of the wrong type in a JSON
+    form becomes :class:`BadArgument` naming ``what`` (engine errors pass through unchanged)."""
+
+    def __init__(self, what: str):
+        self.what = what
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, kind, exc, tb):
+        if exc is None or isinstance(exc, EngineError):
+            return False
+        if isinstance(exc, (KeyError, TypeError, ValueError, AttributeError, IndexError)):
+            raise BadArgument(f"not the JSON form of {self.what}: {type(exc).__name__}: {exc}") from exc
+        return False
 
 
 _ACTION_CLASSES = frozenset((TakeUpcard, PassUpcard, DrawStock, DrawDiscard, Discard, Knock))
@@ -55,21 +98,37 @@ class Event:
     seat: int | None
     data: dict = field(default_factory=dict)
 
+    def __post_init__(self):
+        if not isinstance(self.type, str) or not _is_seat(self.seat, none_ok=True) or not isinstance(self.data, dict):
+            raise BadArgument(f"an event is a type (text), a seat (0, 1 or None) and a dict of data, got "
+                              f"{self.type!r}, {self.seat!r}, {self.data!r}")
+
     def to_dict(self) -> dict:
         """``{"type": str, "seat": int | None, **data}``."""
         return {"type": self.type, "seat": self.seat, **self.data}
 
     @classmethod
     def from_dict(cls, d: dict) -> "Event":
-        d = dict(d)
-        return cls(d.pop("type"), d.pop("seat"), d)
+        """Rebuild from :meth:`to_dict`'s form; raises :class:`BadArgument` for another shape."""
+        with _json_shape("an event"):
+            d = dict(_json_object(d))
+            return cls(d.pop("type"), d.pop("seat"), d)
 
 
 def redact_event(event: dict, viewer: int | None) -> dict:
     """An event's JSON form as ``viewer`` (a seat, or None for the public) may see it.
 
     The only secret an event carries is the card of a stock draw (R6.1), shown to the drawer only.
+    Raises :class:`BadArgument` unless ``event`` is a dict and ``viewer`` 0, 1 or None.
     """
+    if not isinstance(event, dict):
+        raise BadArgument(f"an event's JSON form is a dict, got {event!r}")
+    _check_seat(viewer, "viewer", none_ok=True)
+    return _redact(event, viewer)
+
+
+def _redact(event: dict, viewer: int | None) -> dict:
+    """:func:`redact_event` without the argument checks (the views' hot path)."""
     if event.get("type") == "drew_stock" and event.get("seat") != viewer and "card" in event:
         event = {k: v for k, v in event.items() if k != "card"}
     return event
@@ -128,19 +187,22 @@ class RoundResult:
 
     @classmethod
     def from_dict(cls, d: dict) -> "RoundResult":
-        return cls(
-            number=d["number"], dealer=d["dealer"], outcome=d["outcome"], knocker=d["knocker"],
-            winner=d["winner"], points=d["points"],
-            hands=tuple(parse_cards(h) for h in d["hands"]),
-            discard=Card.parse(d["discard"]) if d["discard"] else None,
-            knocker_melds=tuple(parse_cards(m) for m in d["knocker_melds"]),
-            knocker_deadwood=parse_cards(d["knocker_deadwood"]),
-            defender_melds=tuple(parse_cards(m) for m in d["defender_melds"]),
-            defender_deadwood=parse_cards(d["defender_deadwood"]),
-            lay_offs=tuple((Card.parse(x["card"]), x["meld_index"]) for x in d["lay_offs"]),
-            deadwood=tuple(d["deadwood"]), knock_limit=d["knock_limit"],
-            multiplier=d["multiplier"], scores_after=tuple(d["scores_after"]),
-        )
+        """Rebuild from :meth:`to_dict`'s form; raises :class:`BadArgument` for another shape."""
+        with _json_shape("a round result"):
+            d = _json_object(d)
+            return cls(
+                number=d["number"], dealer=d["dealer"], outcome=d["outcome"], knocker=d["knocker"],
+                winner=d["winner"], points=d["points"],
+                hands=tuple(parse_cards(h) for h in d["hands"]),
+                discard=Card.parse(d["discard"]) if d["discard"] else None,
+                knocker_melds=tuple(parse_cards(m) for m in d["knocker_melds"]),
+                knocker_deadwood=parse_cards(d["knocker_deadwood"]),
+                defender_melds=tuple(parse_cards(m) for m in d["defender_melds"]),
+                defender_deadwood=parse_cards(d["defender_deadwood"]),
+                lay_offs=tuple((Card.parse(x["card"]), x["meld_index"]) for x in d["lay_offs"]),
+                deadwood=tuple(d["deadwood"]), knock_limit=d["knock_limit"],
+                multiplier=d["multiplier"], scores_after=tuple(d["scores_after"]),
+            )
 
 
 @dataclass(frozen=True, slots=True)
@@ -168,6 +230,29 @@ class RoundState:
     known: tuple[frozenset, frozenset] = (frozenset(), frozenset())
     history: tuple[Event, ...] = ()
 
+    def __post_init__(self):
+        """Check the fields' types and that the hands, stock and discard pile hold the 52 cards
+        once each (R1.2); raises :class:`BadArgument`. (Moves copy a round without this check.)"""
+        def cards(v):
+            return isinstance(v, tuple) and all(type(c) is Card for c in v)
+
+        ok = (
+            _whole(self.number, 1) and _is_seat(self.dealer) and cards(self.deck)
+            and isinstance(self.hands, tuple) and len(self.hands) == 2 and all(cards(h) for h in self.hands)
+            and cards(self.stock) and cards(self.discard_pile) and type(self.first_upcard) is Card
+            and _whole(self.knock_limit, 0, 10) and self.phase in ("upcard", "draw", "discard")
+            and _is_seat(self.to_act) and _whole(self.upcard_passes, 0, 2)
+            and (self.taken_from_discard is None or type(self.taken_from_discard) is Card)
+            and isinstance(self.known, tuple) and len(self.known) == 2
+            and all(isinstance(k, frozenset) and all(type(c) is Card for c in k) for k in self.known)
+            and isinstance(self.history, tuple) and all(type(e) is Event for e in self.history)
+        )
+        if not ok:
+            raise BadArgument("a round's fields are of the wrong type (see RoundState)")
+        held = self.hands[0] + self.hands[1] + self.stock + self.discard_pile
+        if len(held) != 52 or len(set(held)) != 52 or len(set(self.deck)) != 52:
+            raise BadArgument("a round's hands, stock and discard pile must hold the 52 cards once each")
+
     @property
     def upcard_refused(self) -> bool:
         """True from the second pass until the non-dealer's first stock draw (R5.4)."""
@@ -193,16 +278,19 @@ class RoundState:
 
     @classmethod
     def from_dict(cls, d: dict) -> "RoundState":
-        return cls(
-            number=d["number"], dealer=d["dealer"], deck=parse_cards(d["deck"]),
-            hands=tuple(parse_cards(h) for h in d["hands"]), stock=parse_cards(d["stock"]),
-            discard_pile=parse_cards(d["discard_pile"]), first_upcard=Card.parse(d["first_upcard"]),
-            knock_limit=d["knock_limit"], phase=d["phase"], to_act=d["to_act"],
-            upcard_passes=d["upcard_passes"],
-            taken_from_discard=Card.parse(d["taken_from_discard"]) if d["taken_from_discard"] else None,
-            known=tuple(frozenset(parse_cards(k)) for k in d["known"]),
-            history=tuple(Event.from_dict(e) for e in d["history"]),
-        )
+        """Rebuild from :meth:`to_dict`'s form; raises :class:`BadArgument` for another shape."""
+        with _json_shape("a round"):
+            d = _json_object(d)
+            return cls(
+                number=d["number"], dealer=d["dealer"], deck=parse_cards(d["deck"]),
+                hands=tuple(parse_cards(h) for h in d["hands"]), stock=parse_cards(d["stock"]),
+                discard_pile=parse_cards(d["discard_pile"]), first_upcard=Card.parse(d["first_upcard"]),
+                knock_limit=d["knock_limit"], phase=d["phase"], to_act=d["to_act"],
+                upcard_passes=d["upcard_passes"],
+                taken_from_discard=Card.parse(d["taken_from_discard"]) if d["taken_from_discard"] else None,
+                known=tuple(frozenset(parse_cards(k)) for k in d["known"]),
+                history=tuple(Event.from_dict(e) for e in d["history"]),
+            )
 
 
 @dataclass(frozen=True, slots=True)
@@ -218,6 +306,18 @@ class MatchState:
     round: RoundState | None = None
     results: tuple[RoundResult, ...] = ()
     winner: int | None = None
+
+    def __post_init__(self):
+        """Check the fields' types; raises :class:`BadArgument`. (Moves copy a state without it.)"""
+        ok = (
+            isinstance(self.rules, RuleSet) and isinstance(self.scores, tuple) and len(self.scores) == 2
+            and all(_whole(x, 0) for x in self.scores) and _is_seat(self.dealer)
+            and _whole(self.round_number, 0) and (self.round is None or isinstance(self.round, RoundState))
+            and isinstance(self.results, tuple) and all(isinstance(x, RoundResult) for x in self.results)
+            and _is_seat(self.winner, none_ok=True)
+        )
+        if not ok:
+            raise BadArgument("a match state's fields are of the wrong type (see MatchState)")
 
     @property
     def phase(self) -> str:
@@ -249,21 +349,29 @@ class MatchState:
 
     @classmethod
     def from_dict(cls, d: dict) -> "MatchState":
-        return cls(
-            rules=RuleSet.from_dict(d["rules"]), scores=tuple(d["scores"]), dealer=d["dealer"],
-            round_number=d["round_number"],
-            round=RoundState.from_dict(d["round"]) if d["round"] else None,
-            results=tuple(RoundResult.from_dict(r) for r in d["results"]), winner=d["winner"],
-        )
+        """Rebuild from :meth:`to_dict`'s form; raises :class:`BadArgument` (or the rule set's
+        :class:`RuleSetError`) for another shape."""
+        with _json_shape("a match state"):
+            d = _json_object(d)
+            return cls(
+                    rules=RuleSet.from_dict(d["rules"]), scores=tuple(d["scores"]), dealer=d["dealer"],
+                    round_number=d["round_number"],
+                    round=RoundState.from_dict(d["round"]) if d["round"] else None,
+                    results=tuple(RoundResult.from_dict(r) for r in d["results"]), winner=d["winner"],
+            )
 
 
 # ---------------------------------------------------------------------------------------------
 
 
 def new_match(rules: RuleSet | None = None, first_dealer: int = 0) -> MatchState:
-    """A match waiting for its first deal. ``first_dealer`` is chosen at random by the caller (R3.1)."""
-    if first_dealer not in (0, 1):
-        raise ValueError("first_dealer must be 0 or 1")
+    """A match waiting for its first deal. ``first_dealer`` is chosen at random by the caller (R3.1).
+
+    Raises :class:`BadArgument` unless ``rules`` is a :class:`RuleSet` (or None: the defaults)
+    and ``first_dealer`` is 0 or 1."""
+    if rules is not None and not isinstance(rules, RuleSet):
+        raise BadArgument(f"rules must be a RuleSet or None, got {rules!r}")
+    _check_seat(first_dealer, "first_dealer")
     return MatchState(rules=rules or RuleSet(), scores=(0, 0), dealer=first_dealer)
 
 
@@ -273,8 +381,10 @@ def deal(state: MatchState, deck: Sequence[Card | str]) -> tuple[MatchState, lis
     ``deck[0:10]`` go to the non-dealer, ``deck[10:20]`` to the dealer, ``deck[20]`` is the upcard
     (R4.2), ``deck[21:]`` the stock with ``deck[21]`` on top (R4.3). The knock limit comes from the
     upcard (R4.4). Raises :class:`IllegalAction` (``wrong_phase``) unless the phase is ``"deal"``,
-    and ``CardParseError`` (``bad_deck``) for a deck that is not the 52 cards.
+    ``CardParseError`` (``bad_deck``) for a deck that is not the 52 distinct cards (None included),
+    :class:`BadArgument` when ``state`` is not a :class:`MatchState`.
     """
+    _check_state(state)
     if state.phase != "deal":
         raise IllegalAction(f"cannot deal in phase {state.phase!r}", code="wrong_phase", rule="R4")
     deck = validate_deck(deck)
@@ -298,8 +408,11 @@ def deal(state: MatchState, deck: Sequence[Card | str]) -> tuple[MatchState, lis
 def legal_actions(state: MatchState, seat: int | None = None) -> list[Action]:
     """The legal actions of the seat to act (or of ``seat``: empty when it is not its turn).
 
-    Knocks are listed without melds, one per allowed discard (R7.1, R7.2, R6.3).
+    Knocks are listed without melds, one per allowed discard (R7.1, R7.2, R6.3). Raises
+    :class:`BadArgument` unless ``state`` is a :class:`MatchState` and ``seat`` 0, 1 or None.
     """
+    _check_state(state)
+    _check_seat(seat, none_ok=True)
     r = state.round
     if r is None or state.winner is not None or (seat is not None and seat != r.to_act):
         return []
@@ -333,8 +446,10 @@ def apply(state: MatchState, seat: int, action: Action | dict) -> tuple[MatchSta
     ``action`` may be an action value or its JSON dict. Raises :class:`MalformedAction`,
     :class:`NotYourTurn`, or :class:`IllegalAction` (codes ``wrong_phase``, ``card_not_in_hand``,
     ``upcard_unavailable`` R5.4, ``discard_taken_card`` R6.3, ``knock_over_limit`` R7.2,
-    ``invalid_meld`` R2, ``illegal_action``), each naming the rule broken.
+    ``invalid_meld`` R2, ``illegal_action``), each naming the rule broken; :class:`BadArgument`
+    when ``state`` is not a :class:`MatchState`.
     """
+    _check_state(state)
     if isinstance(action, dict):
         action = action_from_dict(action)
     elif type(action) not in _ACTION_CLASSES:
@@ -461,8 +576,10 @@ def _validate_knock_melds(melds, hand_after: tuple[Card, ...]):
 
 def _knock(state, r, seat, action: Knock):
     rest = _check_discard(state, r, seat, action.card, "discarded on a knock")
-    if action.melds is None:
-        arr = best_arrangement(rest)
+    if action.melds is None:  # the engine arranges: RULES.md, note to R7.4
+        hand = cards_mask(rest)
+        live = FULL_MASK & ~cards_mask(r.hands[seat]) & ~cards_mask(r.discard_pile)
+        arr = arrangement_from_masks(hand, mask_knock_arrangement(hand, live, cards_mask(r.known[1 - seat])))
         k_melds, k_dead, k_count = arr.melds, arr.deadwood, arr.deadwood_count
     else:
         k_dead = _validate_knock_melds(action.melds, rest)
@@ -512,12 +629,26 @@ def replay(rules: RuleSet, first_dealer: int, decks: Iterable[Sequence[Card | st
            moves: Iterable[tuple[int, Action | dict]]) -> MatchState:
     """Rebuild a match from its rules, first dealer, the deck order of each round and the moves
     (``(seat, action)`` pairs, in order). Each time a round is needed the next deck is dealt;
-    a deck left over after the last move is dealt too, as the server deals at once."""
-    decks = iter(decks)
+    a deck left over after the last move is dealt too, as the server deals at once.
+
+    Raises what :func:`new_match`, :func:`deal` and :func:`apply` raise, and :class:`BadArgument`
+    when ``decks`` or ``moves`` is not iterable, a move is not a ``(seat, action)`` pair, or the
+    decks run out before the moves."""
+    try:
+        decks = iter(decks)
+        moves = iter(moves)
+    except TypeError:
+        raise BadArgument("decks and moves must be iterables") from None
     state = new_match(rules, first_dealer)
-    for seat, action in moves:
+    for move in moves:
+        if not isinstance(move, (tuple, list)) or len(move) != 2:
+            raise BadArgument(f"a move is a (seat, action) pair, got {move!r}")
+        seat, action = move
         if state.phase == "deal":
-            state, _ = deal(state, next(decks))
+            deck = next(decks, None)
+            if deck is None:
+                raise BadArgument("the moves need another round but no deck order is left")
+            state, _ = deal(state, deck)
         state, _ = apply(state, seat, action)
     if state.phase == "deal":
         nxt = next(decks, None)

@@ -14,7 +14,8 @@ from .actions import Action, action_from_dict
 from .cards import Card, card_codes, parse_cards, sort_cards
 from .melds import Arrangement, best_arrangement
 from .rules import RuleSet
-from .state import MatchState, RoundResult, legal_actions, redact_event
+from .state import (MatchState, RoundResult, _check_seat, _check_state, _json_object, _json_shape, _redact,
+                    legal_actions)
 
 
 @dataclass(frozen=True, slots=True)
@@ -101,30 +102,34 @@ class PlayerView:
 
     @classmethod
     def from_dict(cls, d: dict) -> "PlayerView":
-        """Rebuild a view from its JSON form (for bots that play over the API)."""
-        return cls(
-            seat=d["seat"], rules=RuleSet.from_dict(d["rules"]), phase=d["phase"], to_act=d["to_act"],
-            dealer=d["dealer"], round_number=d["round_number"], scores=tuple(d["scores"]),
-            knock_limit=d["knock_limit"],
-            first_upcard=Card.parse(d["first_upcard"]) if d["first_upcard"] else None,
-            hand=parse_cards(d["hand"]), discard_pile=parse_cards(d["discard_pile"]),
-            stock_size=d["stock_size"], hand_sizes=tuple(d["hand_sizes"]),
-            known_cards=tuple(parse_cards(k) for k in d["known_cards"]),
-            taken_from_discard=Card.parse(d["taken_from_discard"]) if d["taken_from_discard"] else None,
-            upcard_refused=d["upcard_refused"], history=tuple(d["history"]),
-            legal_actions=tuple(action_from_dict(a) for a in d["legal_actions"]),
-            last_result=RoundResult.from_dict(d["last_result"]) if d["last_result"] else None,
-            winner=d["winner"],
-        )
+        """Rebuild a view from its JSON form (for bots that play over the API); raises
+        :class:`BadArgument` (or the parsing errors of cards, actions and rules) for another shape."""
+        with _json_shape("a player view"):
+            d = _json_object(d)
+            return cls(
+                seat=d["seat"], rules=RuleSet.from_dict(d["rules"]), phase=d["phase"], to_act=d["to_act"],
+                dealer=d["dealer"], round_number=d["round_number"], scores=tuple(d["scores"]),
+                knock_limit=d["knock_limit"],
+                first_upcard=Card.parse(d["first_upcard"]) if d["first_upcard"] else None,
+                hand=parse_cards(d["hand"]), discard_pile=parse_cards(d["discard_pile"]),
+                stock_size=d["stock_size"], hand_sizes=tuple(d["hand_sizes"]),
+                known_cards=tuple(parse_cards(k) for k in d["known_cards"]),
+                taken_from_discard=Card.parse(d["taken_from_discard"]) if d["taken_from_discard"] else None,
+                upcard_refused=d["upcard_refused"], history=tuple(d["history"]),
+                legal_actions=tuple(action_from_dict(a) for a in d["legal_actions"]),
+                last_result=RoundResult.from_dict(d["last_result"]) if d["last_result"] else None,
+                winner=d["winner"],
+            )
 
 
 def player_view(state: MatchState, seat: int | None) -> PlayerView:
     """The state as ``seat`` (0 or 1) may see it; ``seat=None`` gives the public view.
 
     The only function that turns secret state into something a client or an AI receives.
+    Raises :class:`BadArgument` unless ``state`` is a :class:`MatchState` and ``seat`` 0, 1 or None.
     """
-    if seat not in (0, 1, None):
-        raise ValueError(f"seat must be 0, 1 or None, got {seat!r}")
+    _check_state(state)
+    _check_seat(seat, none_ok=True)
     r = state.round
     last = state.results[-1] if state.results else None
     if r is None:
@@ -143,12 +148,12 @@ def player_view(state: MatchState, seat: int | None) -> PlayerView:
         hand_sizes=(len(r.hands[0]), len(r.hands[1])),
         known_cards=(sort_cards(r.known[0]), sort_cards(r.known[1])),
         taken_from_discard=r.taken_from_discard, upcard_refused=r.upcard_refused,
-        history=tuple(redact_event(e.to_dict(), seat) for e in r.history),
+        history=tuple(_redact(e.to_dict(), seat) for e in r.history),
         legal_actions=tuple(legal_actions(state, seat)) if seat is not None else (),
         last_result=last, winner=state.winner,
     )
 
 
 def public_view(state: MatchState) -> PlayerView:
-    """The view of a spectator: no hand at all."""
+    """The view of a spectator: no hand at all (:class:`BadArgument` for a non-state)."""
     return player_view(state, None)

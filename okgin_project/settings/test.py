@@ -17,6 +17,16 @@ CELERY_TASK_ALWAYS_EAGER = env.bool("CELERY_TASK_ALWAYS_EAGER", default=True)
 # Tests wrap each test in a transaction the delivery thread could not see: deliver inline after
 # commit (tests/notifications/test_dispatch.py turns the thread back on, with a transactional db).
 OKGIN_WEBHOOK_INLINE = env.bool("WEBHOOK_INLINE", default=True)
+# The strong AI searches a fixed number of playouts per decision, not a time budget: AI moves in
+# tests do not depend on machine load, and take a few milliseconds.
+OKGIN_AI_ITERATIONS = env.int("AI_ITERATIONS", default=32) or None
+# Reviews use the same iteration budget (REVIEW_ITERATIONS overrides it).
+OKGIN_REVIEW_ITERATIONS = env.int("REVIEW_ITERATIONS", default=0) or OKGIN_AI_ITERATIONS or 32
 # The suite registers and plays far faster than any client should: no rate limits unless a test
 # sets them (tests/okgin_project/test_throttling.py).
 OKGIN_THROTTLE_RATES = {"anon": None, "user": None, "auth": None, "actions": None}
+# Tests run the sweeps themselves (tests/games/test_sweeps.py starts schedulers explicitly).
+OKGIN_INPROCESS_SCHEDULER = env.bool("INPROCESS_SCHEDULER", default=False)
+# Static files from the apps' folders, as in the embedded default (production collects them).
+WHITENOISE_USE_FINDERS = True
+WHITENOISE_AUTOREFRESH = True

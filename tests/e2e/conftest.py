@@ -12,16 +12,18 @@ start is a failure.
 from __future__ import annotations
 
 import os
-import signal
 import subprocess
 import sys
 import time
 import uuid
+from contextlib import contextmanager
 from pathlib import Path
 from urllib.parse import quote, urlsplit, urlunsplit
 
 import pytest
 from django.conf import settings
+
+from tests.processes import ProcessGroup, wait_for  # noqa: F401 (wait_for: used by other tests)
 
 ROOT = Path(__file__).resolve().parents[2]
 REQUIRED = os.environ.get("OKGIN_REQUIRE_SERVICES") == "1"
@@ -42,19 +44,7 @@ def database_url_of(db: dict) -> str:
     return f"postgres://{user}{password}@{db.get('HOST') or '127.0.0.1'}:{db.get('PORT') or 5432}/{db['NAME']}"
 
 
-def wait_for(predicate, *, timeout: float = 20.0, interval: float = 0.02, what: str = "condition"):
-    """Poll ``predicate`` until it returns a truthy value (returned); AssertionError after ``timeout`` s."""
-    deadline = time.monotonic() + timeout
-    while True:
-        value = predicate()
-        if value:
-            return value
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out after {timeout}s waiting for {what}")
-        time.sleep(interval)
-
-
-class WorkerProcess:
+class WorkerProcess(ProcessGroup):
     """A ``celery worker`` subprocess in its own process group (so a kill takes its children too)."""
 
     def __init__(self, app, env: dict[str, str], log_path: Path):
@@ -82,28 +72,6 @@ class WorkerProcess:
         self.stop()
         raise RuntimeError(f"celery worker did not answer a ping within {timeout}s; see {self.log_path}")
 
-    def _signal(self, sig) -> None:
-        if self.proc is not None and self.proc.poll() is None:
-            try:
-                os.killpg(self.proc.pid, sig)
-            except ProcessLookupError:
-                pass
-
-    def kill(self) -> None:
-        """SIGKILL the worker and its pool processes at once (nothing is acknowledged or cleaned up)."""
-        self._signal(signal.SIGKILL)
-        if self.proc is not None:
-            self.proc.wait(timeout=10)
-
-    def stop(self) -> None:
-        """Warm shutdown, then SIGKILL if it takes more than 10 s."""
-        self._signal(signal.SIGTERM)
-        if self.proc is not None:
-            try:
-                self.proc.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                self.kill()
-
     def log_tail(self, n: int = 40) -> str:
         try:
             return "\n".join(self.log_path.read_text(errors="replace").splitlines()[-n:])
@@ -121,10 +89,68 @@ def _redis_ok(url: str) -> str | None:
         return str(exc)
 
 
+@contextmanager
+def _tasks_sent_to_worker(url: str):
+    """While inside: this process sends its tasks to the e2e worker (broker ``url``, the e2e queue,
+    not eager). The app's own configuration comes back afterwards, so tests outside the e2e ones
+    (which run later in the same session) keep running tasks in-process."""
+    from okgin_project.celery import app
+
+    keys = ("broker_url", "result_backend", "task_always_eager", "task_default_queue")
+    saved = {k: app.conf[k] for k in keys}
+
+    def reconnect():  # forget connections and routing built from the previous configuration
+        app._pool = None
+        app.__dict__.pop("amqp", None)
+
+    app.conf.update(broker_url=url, result_backend=url, task_always_eager=False, task_default_queue=E2E_QUEUE)
+    reconnect()
+    try:
+        yield
+    finally:
+        app.conf.update(saved)
+        reconnect()
+
+
 @pytest.fixture(scope="session")
-def celery_worker(django_db_setup, django_db_blocker, tmp_path_factory):
-    """A real worker against the test database and the e2e Redis database; this test process sends
-    its tasks there too (not eager). Yields the ``WorkerProcess`` (tests may kill and restart it)."""
+def fake_webpush():
+    """The fake Web Push service (tests/notifications/fake_push.py) on loopback for the whole
+    session, with a VAPID key: the worker is pointed at it by WEBPUSH_POST_URL."""
+    from tests.notifications.fake_push import FakeWebPush, vapid_private_key_b64
+
+    with FakeWebPush() as fake:
+        fake.vapid_key = vapid_private_key_b64()
+        yield fake
+
+
+@pytest.fixture(scope="session")
+def fake_fcm(tmp_path_factory):
+    """The fake FCM (tests/notifications/fake_providers.py) for the whole session: the worker's
+    firebase-admin is pointed at it by FCM_CREDENTIALS_FILE (token_uri) and FCM_ENDPOINT."""
+    from tests.notifications.fake_providers import FakeFCM
+
+    with FakeFCM() as fake:
+        fake.credentials_path = fake.credentials_file(tmp_path_factory.mktemp("fcm"))
+        yield fake
+
+
+@pytest.fixture(scope="session")
+def fake_apns(tmp_path_factory):
+    """The fake APNs (HTTP/2 over TLS) for the whole session: the worker's aioapns is pointed at
+    it by APNS_ENDPOINT and trusts its certificate through SSL_CERT_FILE."""
+    from tests.notifications.fake_providers import FakeAPNs
+
+    directory = tmp_path_factory.mktemp("apns")
+    with FakeAPNs(directory) as fake:
+        fake.key_path = fake.auth_key_file(directory)
+        yield fake
+
+
+@pytest.fixture(scope="session")
+def celery_worker(django_db_setup, django_db_blocker, tmp_path_factory, fake_webpush, fake_fcm, fake_apns):
+    """A real worker against the test database and the e2e Redis database, for the whole session.
+    Yields the ``WorkerProcess`` (tests may kill and restart it); the ``e2e`` fixture makes this
+    process send its tasks there (not eager) during each e2e test."""
     import redis
     from django.db import connection
 
@@ -136,30 +162,35 @@ def celery_worker(django_db_setup, django_db_blocker, tmp_path_factory):
         if REQUIRED:
             pytest.fail(f"Redis is required for the e2e tests (OKGIN_REQUIRE_SERVICES=1): {problem}")
         pytest.skip(f"Redis unreachable: {problem}")
-    keys = ("broker_url", "result_backend", "task_always_eager", "task_default_queue")
-    saved = {k: app.conf[k] for k in keys}
-
-    def reconnect():  # forget connections and routing built from the previous configuration
-        app._pool = None
-        app.__dict__.pop("amqp", None)
-
-    app.conf.update(broker_url=url, result_backend=url, task_always_eager=False, task_default_queue=E2E_QUEUE)
-    reconnect()
 
     env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTEST", "COV_"))}
     env.update({
         "DJANGO_SETTINGS_MODULE": "okgin_project.settings.test",
         "DATABASE_URL": database_url_of(connection.settings_dict),
         "REDIS_URL": url,
+        "LIVE_REDIS_URL": settings.OKGIN_LIVE_REDIS_URL,  # the worker wakes this process's long-polls
         "CELERY_TASK_ALWAYS_EAGER": "0",
         "CELERY_TASK_DEFAULT_QUEUE": E2E_QUEUE,
         "WEBHOOK_BACKOFF_SECONDS": "0.2",
-        "WEBHOOK_ALLOW_PRIVATE": "1",  # the webhook test's receiver is on loopback
+        "WEBHOOK_ALLOW_PRIVATE": "1",  # the webhook test's receiver is on loopback,
+        "WEBHOOK_PORTS": "any",  # on a port of its own
         "PYTHONUNBUFFERED": "1",
+        "WEBPUSH_POST_URL": fake_webpush.base_url,  # the real library, pointed at the fake service
+        "WEBPUSH_VAPID_PRIVATE_KEY": fake_webpush.vapid_key,
+        "PUSH_BACKOFF_SECONDS": "0.2",
+        "FCM_CREDENTIALS_FILE": str(fake_fcm.credentials_path),  # its token_uri: the fake's OAuth endpoint
+        "FCM_ENDPOINT": fake_fcm.base_url,
+        "APNS_AUTH_KEY_FILE": str(fake_apns.key_path),
+        "APNS_AUTH_KEY_ID": fake_apns.key_id,
+        "APNS_TEAM_ID": fake_apns.team_id,
+        "APNS_TOPIC": fake_apns.topic,
+        "APNS_ENDPOINT": fake_apns.endpoint,
+        "SSL_CERT_FILE": str(fake_apns.ca_file),  # trust the fake's self-signed certificate
     })
     worker = WorkerProcess(app, env, tmp_path_factory.mktemp("celery") / "worker.log")
     try:
-        worker.start()
+        with _tasks_sent_to_worker(url):  # the start-up ping goes through the e2e broker
+            worker.start()
     except RuntimeError as exc:
         pytest.fail(f"{exc}\n{worker.log_tail()}")
     try:
@@ -167,16 +198,16 @@ def celery_worker(django_db_setup, django_db_blocker, tmp_path_factory):
     finally:
         worker.stop()
         redis.Redis.from_url(url).delete(E2E_QUEUE)
-        app.conf.update(saved)
-        reconnect()
 
 
 @pytest.fixture
 def e2e(celery_worker, live_server):
-    """A running worker (restarted if a test killed it) and the live server's base URL."""
-    if celery_worker.proc is None or celery_worker.proc.poll() is not None:
-        celery_worker.start()
-    return live_server.url
+    """A running worker (restarted if a test killed it) and the live server's base URL; during the
+    test this process's tasks go to that worker."""
+    with _tasks_sent_to_worker(e2e_redis_url()):
+        if celery_worker.proc is None or celery_worker.proc.poll() is not None:
+            celery_worker.start()
+        yield live_server.url
 
 
 def queue_length() -> int:

@@ -56,16 +56,19 @@ def test_person_plays_a_whole_match_against_the_ai_over_http(e2e):
         assert actions < 2000
     assert game["status"] == "finished" and game["end_reason"] == "target_score"
     assert max(game["scores"]) >= 50 and game["winner_seat"] == game["scores"].index(max(game["scores"]))
-    moves = me.get(f"/games/{gid}/moves/")
+    moves, page = [], {"has_more": True, "next_cursor": None}
+    while page["has_more"]:  # pages in order, first to last
+        page = me.get(f"/games/{gid}/moves/", limit=500, **({"cursor": page["next_cursor"]} if moves else {}))
+        moves += page["results"]
     assert [m["seq"] for m in moves] == list(range(1, len(moves) + 1))
     assert sum(m["seat"] == 1 for m in moves) > 0 and sum(m["seat"] == 0 for m in moves) == actions
     g = Game.objects.get(pk=gid)
     assert game_verify(g) is None and g.version == 1 + len(moves)
-    kinds, cursor, more = [], 0, True
-    while more:  # a match against the strong AI can have more events than one page
-        page = me.get("/events/", after=cursor, limit=200)
-        kinds += [e["kind"] for e in page["results"]]
-        cursor, more = page["cursor"], page["has_more"]
+    page = me.get("/events/", limit=200)  # the latest events; older pages before them
+    kinds = [e["kind"] for e in page["results"]]
+    while page["has_prev"]:  # a match against the strong AI can have more events than one page
+        page = me.get("/events/", cursor=page["prev_cursor"], limit=200)
+        kinds = [e["kind"] for e in page["results"]] + kinds
     assert "opponent_moved" in kinds and "round_over" in kinds and kinds[-1] == "match_over"
 
 
@@ -153,7 +156,6 @@ def test_a_deadline_a_few_seconds_away_times_out(e2e, policy):
 
 
 def test_an_action_racing_the_timeout_leaves_a_consistent_game(e2e):
-    outcomes = set()
     for offset in (-0.2, -0.05, -0.01, 0.0, 0.01, 0.05, 0.2):
         alice, bob, gid, game = _timed_game(e2e, "forfeit")
         me = alice if game["to_act"] == 0 else bob
@@ -179,18 +181,16 @@ def test_an_action_racing_the_timeout_leaves_a_consistent_game(e2e):
         status = results["r"].status_code
         if status == 200:  # the move was first: no timeout, the game goes on
             assert (g.status, moves, timeouts, g.version) == ("active", 1, 0, game["version"] + 1)
-            outcomes.add("move")
         else:  # the timeout was first: the match is forfeited and the move was refused
-            assert results["r"].json()["error"]["code"] in ("turn_expired", "stale_version", "game_not_active")
+            assert status == 409 and results["r"].json()["error"]["code"] in ("turn_expired", "stale_version", "game_not_active")
             assert (g.status, g.end_reason, moves, timeouts) == ("finished", "timeout", 0, 2)
             assert g.version == game["version"] + 1
-            outcomes.add("timeout")
-        assert game_verify(g) is None
-    assert outcomes  # (which side wins each race depends on timing; both are consistent)
+        assert game_verify(g) is None  # (which side wins each race depends on timing; both are consistent)
 
 
 def test_webhooks_are_signed_and_a_failing_receiver_is_retried(e2e, settings):
     settings.OKGIN_WEBHOOK_ALLOW_PRIVATE = True  # the receiver is on loopback (the worker: env)
+    settings.OKGIN_WEBHOOK_PORTS = None
     alice, bob = Player(e2e), Player(e2e)
     with Receiver(statuses=[500, 502]) as receiver:
         created = bob.post("/webhooks/", {"url": receiver.url}).json()
@@ -199,5 +199,5 @@ def test_webhooks_are_signed_and_a_failing_receiver_is_retried(e2e, settings):
         bodies = receiver.verified(created["secret"])
     assert len(bodies) == 3 and all(b == bodies[0] for b in bodies)  # the same event, retried twice
     assert bodies[0]["kind"] == "invitation_received" and bodies[0]["data"]["by"] == alice.name
-    [d] = bob.get(f"/webhooks/{created['id']}/deliveries/")
+    [d] = bob.get(f"/webhooks/{created['id']}/deliveries/")["results"]
     assert (d["status"], d["attempts"], d["last_status_code"]) == ("delivered", 3, 200)

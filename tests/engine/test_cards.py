@@ -12,6 +12,7 @@ from games.engine.cards import card_codes
 from .support import start
 
 
+@pytest.mark.rule("R1.2")
 def test_r1_2_deck_has_52_distinct_cards_of_13_ranks_in_4_suits():
     """R1.2: one standard deck, ranks A..K in clubs, diamonds, hearts, spades."""
     assert len(FULL_DECK) == 52
@@ -26,6 +27,7 @@ def test_r1_2_deck_has_52_distinct_cards_of_13_ranks_in_4_suits():
     ("AS", 1, "S"), ("2C", 2, "C"), ("9D", 9, "D"), ("10H", 10, "H"), ("TH", 10, "H"), ("th", 10, "H"),
     ("JC", 11, "C"), ("QD", 12, "D"), ("KS", 13, "S"), ("as", 1, "S"), (" 7h ", 7, "H"),
 ])
+@pytest.mark.rule("R1.2")
 def test_r1_2_parse_codes(code, rank, suit):
     """R1.2: short codes, "10H" and "TH" both mean the ten of hearts, case-insensitive."""
     card = Card.parse(code)
@@ -33,6 +35,7 @@ def test_r1_2_parse_codes(code, rank, suit):
     assert card is Card.from_rank_suit(rank, suit)
 
 
+@pytest.mark.rule("R1.2")
 def test_r1_2_code_round_trip_and_canonical_ten():
     """R1.2: every card round-trips through its code; the ten is written "10"."""
     for card in FULL_DECK:
@@ -43,6 +46,7 @@ def test_r1_2_code_round_trip_and_canonical_ten():
 
 
 @pytest.mark.parametrize("bad", ["", "X", "1H", "11H", "AX", "ZZ", "10", "H", "A S", "0S", "AS2", "KK"])
+@pytest.mark.rule("R1.2")
 def test_r1_2_bad_code_names_the_input(bad):
     """R1.2: a bad code raises CardParseError (code bad_card) quoting the input."""
     with pytest.raises(CardParseError) as info:
@@ -53,6 +57,7 @@ def test_r1_2_bad_code_names_the_input(bad):
 
 
 @pytest.mark.parametrize("bad", [None, 7, 3.5, ["AS"]])
+@pytest.mark.rule("R1.2")
 def test_r1_2_non_string_code_is_rejected(bad):
     with pytest.raises(CardParseError) as info:
         Card.parse(bad)
@@ -65,12 +70,14 @@ def test_parse_cards_keeps_order_and_accepts_commas():
         parse_cards("AS QX")
 
 
+@pytest.mark.rule("R1.3")
 def test_r1_3_ace_is_low():
     """R1.3: the ace sits below the 2 (rank 1), never above the king."""
     ace, two, king = Card.parse("AH"), Card.parse("2H"), Card.parse("KH")
     assert ace.rank == 1 < two.rank == 2 < king.rank == 13
 
 
+@pytest.mark.rule("R1.4")
 def test_r1_4_point_values():
     """R1.4: ace 1, 2-10 face value, J Q K 10 each; a suit totals 1+2+...+10+30 = 85."""
     expected = {"A": 1, "2": 2, "3": 3, "4": 4, "5": 5, "6": 6, "7": 7, "8": 8, "9": 9, "10": 10,
@@ -102,6 +109,7 @@ def test_card_index_and_masks():
         Card.from_rank_suit(1, "X")
 
 
+@pytest.mark.rule("R4.1")
 def test_r4_1_shuffled_deck_is_a_permutation():
     """R4.1: shuffling gives each of the 52 cards once; different seeds differ."""
     a = shuffled_deck(random.Random(1))
@@ -125,6 +133,7 @@ def test_validate_deck_rejects_wrong_decks():
     assert info.value.code == "bad_card" and "'ZZ'" in str(info.value)
 
 
+@pytest.mark.rule("R1.1")
 def test_r1_1_two_players_only():
     """R1.1: seats are 0 and 1; anything else is refused."""
     with pytest.raises(ValueError):

@@ -4,7 +4,9 @@ import subprocess
 import sys
 from pathlib import Path
 
-ENGINE = Path(__file__).resolve().parents[2] / "games" / "engine"
+from tests.sources import REPO, source_files
+
+ENGINE = REPO / "games" / "engine"
 FORBIDDEN = ("django", "rest_framework", "celery")
 
 
@@ -23,7 +25,7 @@ def imported_modules(path: Path):
 
 
 def test_no_framework_import_in_engine_sources():
-    files = sorted(ENGINE.rglob("*.py"))
+    files = source_files("games/engine")
     assert len(files) >= 8
     for path in files:
         for module in imported_modules(path):

@@ -5,6 +5,7 @@ force (``support.brute_*``, which shares no code with ``games/engine/melds.py``)
 Profiles: the default keeps the whole engine suite well under two minutes on two cores;
 ``HYPOTHESIS_PROFILE=ci`` derandomizes, ``HYPOTHESIS_PROFILE=thorough`` runs ten times the examples.
 """
+import pytest
 import itertools
 import json
 import os
@@ -92,6 +93,7 @@ def play_match(seed: int, rules: RuleSet, max_rounds: int | None = None):
 
 @scaled(40)
 @given(seed=st.integers(0, 2**32 - 1), rules=RULE_SETS)
+@pytest.mark.rule("R10.1")
 def test_random_matches_play_to_the_end_and_replay(seed, rules):
     """R3-R10: random legal play to the end of a match never raises; 52 cards are accounted for,
     exactly one seat may act, scores never decrease after every action; the match has a winner
@@ -112,6 +114,7 @@ def test_random_matches_play_to_the_end_and_replay(seed, rules):
 
 @scaled(150)
 @given(seed=st.integers(0, 2**32 - 1), rules=RULE_SETS)
+@pytest.mark.rule("R9.2", "R9.4", "R8.1", "R3.3", "R3.2")
 def test_random_rounds_end_and_score_by_the_rules(seed, rules):
     """R8, R9: a round ends by a knock or the wall; the points match R9.2-R9.4 from the counts."""
     state, first, decks, moves = play_match(seed, rules, max_rounds=1)
@@ -195,6 +198,7 @@ def hands(n):
 
 @scaled(300)
 @given(hand=hands(10))
+@pytest.mark.rule("R2.3", "R2.4")
 def test_best_arrangement_of_10_cards_equals_brute_force(hand):
     """R2.3, R2.4: the best arrangement's deadwood is the brute-force minimum; its melds are valid,
     disjoint, from the hand, and its deadwood is the rest."""
@@ -215,6 +219,7 @@ def test_best_arrangement_of_11_cards_equals_brute_force(hand):
 
 @scaled(120)
 @given(hand=hands(11), forbid=st.integers(0, 11))
+@pytest.mark.rule("R7.2", "R6.3")
 def test_best_knock_equals_brute_force_over_discards(hand, forbid):
     """R7.2, R6.3: the best knock's deadwood equals the brute-force minimum over every allowed
     discard; the per-discard counts behind legal knocks equal brute force for each discard."""
@@ -253,6 +258,7 @@ def defence_cases():
 
 @scaled(120)
 @given(case=defence_cases())
+@pytest.mark.rule("R7.6", "R9.4")
 def test_best_defence_equals_brute_force_over_lay_off_sequences(case):
     """R7.6: the defender's best count over own melds plus lay-offs (chains, fourth card on a set,
     breaking own melds) equals the brute force over every sequence of single lay-offs."""

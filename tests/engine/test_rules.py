@@ -18,12 +18,14 @@ def test_defaults_reproduce_the_seed_sheets():
 @pytest.mark.parametrize("upcard,limit", [
     ("AS", 1), ("AH", 1), ("2C", 2), ("6D", 6), ("9H", 9), ("10S", 10), ("JC", 10), ("QD", 10), ("KH", 10),
 ])
+@pytest.mark.rule("R4.4", "R1.4")
 def test_r4_4_oklahoma_knock_limit_is_the_upcard_value(upcard, limit):
     """R4.4: Oklahoma: the first upcard's value (R1.4) is the knock limit; J Q K and 10 allow 10."""
     assert RuleSet().knock_limit_for(Card.parse(upcard)) == limit
 
 
 @pytest.mark.parametrize("upcard", ["AS", "6D", "KH"])
+@pytest.mark.rule("R4.4")
 def test_r4_4_classic_knock_limit_is_always_ten(upcard):
     """R4.4: classic Gin Rummy: always 10, whatever the upcard."""
     assert RuleSet(variant="classic").knock_limit_for(Card.parse(upcard)) == 10

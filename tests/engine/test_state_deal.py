@@ -10,6 +10,7 @@ ND = "2C 3C 4C 5D 5H 5S 9C 9D 9H 8S"
 DL = "6H 7H 8H JS JD JC JH 5C 8D AC"
 
 
+@pytest.mark.rule("R3.1")
 def test_r3_1_first_dealer_is_the_callers_choice():
     """R3.1: the caller picks the first dealer at random; the engine records it."""
     for seat in (0, 1):
@@ -19,6 +20,7 @@ def test_r3_1_first_dealer_is_the_callers_choice():
 
 
 @pytest.mark.parametrize("dealer", [0, 1])
+@pytest.mark.rule("R4.1", "R4.3", "R4.2")
 def test_r4_1_to_r4_3_deal_from_an_explicit_order(dealer):
     """R4.1, R4.2, R4.3: 10 cards each (non-dealer first), the 21st is the upcard, 31 in the stock."""
     deck = deck_for(ND, DL, "KD", "QS")
@@ -37,12 +39,14 @@ def test_r4_1_to_r4_3_deal_from_an_explicit_order(dealer):
 
 
 @pytest.mark.parametrize("upcard,limit", [("6D", 6), ("AD", 1), ("KD", 10), ("10S", 10), ("QS", 10)])
+@pytest.mark.rule("R4.4")
 def test_r4_4_round_knock_limit_from_the_first_upcard(upcard, limit):
     """R4.4: Oklahoma: the first upcard's value is the round's knock limit."""
     state, _ = deal(new_match(), deck_for(ND, DL, upcard))
     assert state.round.knock_limit == limit
 
 
+@pytest.mark.rule("R4.4")
 def test_r4_4_classic_round_limit_is_ten():
     """R4.4: classic: 10 even with an ace upcard."""
     state, _ = deal(new_match(RuleSet(variant="classic")), deck_for(ND, DL, "AD"))
@@ -63,6 +67,7 @@ def test_r4_deal_rejects_a_bad_deck():
     assert info.value.code == "bad_deck"
 
 
+@pytest.mark.rule("R5.1")
 def test_r5_1_after_the_deal_the_non_dealer_acts_first():
     """R5.1: the non-dealer decides first on the upcard."""
     state, _ = deal(new_match(RuleSet(), 1), deck_for(ND, DL, "KD"))

@@ -3,9 +3,10 @@ import json
 
 import pytest
 
-from games.engine import (Card, CardParseError, Discard, DrawDiscard, DrawStock, EngineError, IllegalAction,
-                          InvalidMeld, Knock, KnockOverLimit, MalformedAction, NotYourTurn, PassUpcard,
-                          TakeUpcard, action_from_dict, apply)
+from games.engine import (BadArgument, Card, CardParseError, Discard, DrawDiscard, DrawStock, EngineError, Event,
+                          IllegalAction, InvalidMeld, Knock, KnockOverLimit, MalformedAction, MatchState,
+                          NotYourTurn, PassUpcard, RoundResult, RoundState, RuleSet, RuleSetError, TakeUpcard,
+                          action_from_dict, apply, replay)
 
 from .support import C, play, start
 
@@ -60,8 +61,45 @@ def test_card_not_in_hand():
 
 def test_discard_taken_card():
     state = play(fresh(), (1, TakeUpcard()))
-    rejected(state, 1, Discard(Card.parse("6D")), IllegalAction, "discard_taken_card", "R6.3")
-    rejected(state, 1, Knock(Card.parse("6D")), IllegalAction, "discard_taken_card", "R6.3")
+    err = rejected(state, 1, Discard(Card.parse("6D")), IllegalAction, "discard_taken_card", "R6.3")
+    assert err.message == "6D was just taken from the discard pile and may not be discarded this turn"
+    err = rejected(state, 1, Knock(Card.parse("6D")), IllegalAction, "discard_taken_card", "R6.3")
+    assert err.message == "6D was just taken from the discard pile and may not be discarded on a knock this turn"
+
+
+@pytest.mark.parametrize("cls,what", [(Event, "an event"), (RoundState, "a round"), (RoundResult, "a round result"),
+                                      (MatchState, "a match state")])
+def test_from_dict_names_the_form_it_could_not_read(cls, what):
+    # {} lacks the first key each form reads ("type", "number", "rules"...): a KeyError, reported as
+    # a BadArgument that names the form.
+    with pytest.raises(BadArgument) as info:
+        cls.from_dict({})
+    assert str(info.value).startswith(f"not the JSON form of {what}: KeyError: ")
+
+
+def test_from_dict_lets_a_rules_error_through():
+    # A stored state whose rules are wrong is a rules error (bad_rules), not a malformed form.
+    data = fresh().to_dict()
+    data["rules"] = {**data["rules"], "knock_after_dinner": True}
+    with pytest.raises(RuleSetError) as info:
+        MatchState.from_dict(data)
+    assert type(info.value) is RuleSetError and str(info.value) == "unknown rule option(s): knock_after_dinner"
+
+
+@pytest.mark.parametrize("args", [(3, 0, {}), ("discarded", 2, {}), ("discarded", 0, []), ("discarded", None, "6D")])
+def test_event_refuses_a_bad_type_seat_or_data(args):
+    with pytest.raises(BadArgument) as info:
+        Event(*args)
+    assert str(info.value) == ("an event is a type (text), a seat (0, 1 or None) and a dict of data, got "
+                               + ", ".join(repr(a) for a in args))
+
+
+@pytest.mark.parametrize("move", [(0,), 5, (0, PassUpcard(), 1), [0]])
+def test_replay_refuses_a_move_that_is_not_a_seat_action_pair(move):
+    # Refused before any deck is needed, so no deck order is given.
+    with pytest.raises(BadArgument) as info:
+        replay(RuleSet(), 0, [], [move])
+    assert str(info.value) == f"a move is a (seat, action) pair, got {move!r}"
 
 
 def test_knock_over_limit():
@@ -86,7 +124,8 @@ def test_upcard_unavailable():
 def test_match_over():
     state = start(f"{MELDED} 6S", DEF65, "6D", "KH", scores=(0, 99))
     state = play(state, (1, PassUpcard()), (0, PassUpcard()), (1, DrawStock()), (1, Knock(Card.parse("KH"))))
-    rejected(state, 0, PassUpcard(), IllegalAction, "match_over", "R10.1")
+    err = rejected(state, 0, PassUpcard(), IllegalAction, "match_over", "R10.1")
+    assert err.message == "the match is over"
 
 
 @pytest.mark.parametrize("data", [
@@ -126,6 +165,7 @@ def test_card_parse_error_is_an_engine_error():
 
 
 @pytest.mark.parametrize("seat", [True, False, 2, -1, "0", None])
+@pytest.mark.rule("R1.1")
 def test_apply_rejects_a_seat_that_is_not_0_or_1(seat):
     """Seats are the ints 0 and 1 (R1.1); ``True`` is not seat 1."""
     rejected(fresh(), seat, {"type": "pass"}, MalformedAction, "malformed_action", None)

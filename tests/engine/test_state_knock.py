@@ -26,6 +26,7 @@ def knock(state, card, melds=None):
     return apply(state, 1, Knock(Card.parse(card), melds))
 
 
+@pytest.mark.rule("R4.4", "R7.2")
 def test_worked_example_upcard_6_deadwood_7_may_not_knock():
     """RULES.md worked example (R4.4, R7.2): Oklahoma, upcard 6: with 7 deadwood (7S after
     discarding KH) the knock is refused; no knock is listed."""
@@ -38,6 +39,7 @@ def test_worked_example_upcard_6_deadwood_7_may_not_knock():
     assert "6" in str(info.value) and "7" in str(info.value)
 
 
+@pytest.mark.rule("R9.2", "R4.4", "R7.2")
 def test_worked_example_upcard_6_deadwood_6_may_knock_r9_2():
     """RULES.md worked example (R4.4, R7.2) and R9.2: with 6 deadwood (6S) the knock stands; the
     defender's 65 (no meld, no lay-off) minus 6: the knocker scores 59."""
@@ -52,6 +54,7 @@ def test_worked_example_upcard_6_deadwood_6_may_knock_r9_2():
     assert events[1].data["result"] == res.to_dict()
 
 
+@pytest.mark.rule("R4.4")
 def test_worked_example_upcard_ace_limit_1():
     """RULES.md worked example (R4.4): Oklahoma, upcard ace: knock limit 1. AS loose (1) may knock,
     2S loose (2) may not. Score: 65 - 1 = 64."""
@@ -64,6 +67,7 @@ def test_worked_example_upcard_ace_limit_1():
         knock(state, "KH")
 
 
+@pytest.mark.rule("R4.4")
 def test_ace_requires_gin_option_refuses_a_one_point_knock():
     """House rule ace_requires_gin (R4.4 option): with an ace upcard only gin may knock."""
     state = knocker_to_discard("AS", upcard="AD", rules=RuleSet(ace_requires_gin=True))
@@ -73,6 +77,7 @@ def test_ace_requires_gin_option_refuses_a_one_point_knock():
         knock(state, "KH")
 
 
+@pytest.mark.rule("R4.4")
 def test_r4_4_classic_limit_ten_whatever_the_upcard():
     """R4.4: classic: with upcard 3S a knock on 10 deadwood stands (Oklahoma would allow 3)."""
     state = knocker_to_discard("QS", upcard="3S", rules=RuleSet(variant="classic"))
@@ -83,6 +88,7 @@ def test_r4_4_classic_limit_ten_whatever_the_upcard():
         knock(state, "KH")
 
 
+@pytest.mark.rule("R7.3")
 def test_r7_3_knocking_is_never_compulsory():
     """R7.3: with a legal knock, a plain discard is also accepted and play goes on."""
     state = knocker_to_discard("6S")
@@ -91,6 +97,7 @@ def test_r7_3_knocking_is_never_compulsory():
     assert state.phase == "draw" and state.to_act == 0 and state.results == ()
 
 
+@pytest.mark.rule("R7.4", "R7.5")
 def test_r7_4_r7_5_both_hands_laid_out_in_the_result():
     """R7.4, R7.5: the knocker's ten cards in melds and deadwood, the opponent's likewise."""
     state, _ = knock(knocker_to_discard("6S"), "KH")
@@ -102,6 +109,7 @@ def test_r7_4_r7_5_both_hands_laid_out_in_the_result():
     assert sorted(res.hands[1]) == sorted(C(f"{MELDED} 6S")) and sorted(res.hands[0]) == sorted(C(DEF65))
 
 
+@pytest.mark.rule("R7.4")
 def test_r7_4_knocker_may_lay_out_chosen_melds():
     """R7.4: the knocker's own melds are used as given."""
     state, _ = knock(knocker_to_discard("6S"), "KH", ["9C 9D 9H", "2C 3C 4C", "5D 5H 5S"])
@@ -110,6 +118,7 @@ def test_r7_4_knocker_may_lay_out_chosen_melds():
     assert res.points == 59
 
 
+@pytest.mark.rule("R7.4", "R7.2")
 def test_r7_4_chosen_melds_over_the_limit_are_refused_with_a_hint():
     """R7.4, R7.2: leaving 9C 9D 9H unmelded counts 27 + 6 = 33 > 6, though 6 was possible."""
     with pytest.raises(KnockOverLimit) as info:
@@ -123,6 +132,7 @@ def test_r7_4_chosen_melds_over_the_limit_are_refused_with_a_hint():
     (["5D 5H 5S KH"], "R2"),                               # KH is the discard, and not a 5
     (["9C 9D 9H 9S"], "R2"),                               # 9S is not in the hand: set of 4 fine, card missing
 ])
+@pytest.mark.rule("R2.3", "R7.4")
 def test_r2_invalid_knock_melds_are_refused(melds, rule):
     """R2, R2.3, R7.4: melds attached to a knock must be valid, disjoint and from the ten kept."""
     state = knocker_to_discard("6S")
@@ -132,6 +142,7 @@ def test_r2_invalid_knock_melds_are_refused(melds, rule):
     assert info.value.rule in (rule, "R7.4")
 
 
+@pytest.mark.rule("R7.4")
 def test_r7_4_meld_with_the_discarded_card_is_refused():
     """R7.4: the discard is not among the ten cards laid out."""
     state = knocker_to_discard("KS", upcard="JD", stock_top="QC")
@@ -140,6 +151,7 @@ def test_r7_4_meld_with_the_discarded_card_is_refused():
     assert info.value.rule == "R7.4"
 
 
+@pytest.mark.rule("R9.3", "R7.6", "R9.1")
 def test_worked_example_undercut_equal_counts_scores_ten():
     """RULES.md worked example (R9.3, R7.6, R9.1): knocker 8 (8S), opponent 8 after laying off AC
     and 5C onto 2-3-4C (or 5C onto the fives): 8D is left. Undercut: 0 + 10 = 10 to the opponent."""
@@ -154,6 +166,7 @@ def test_worked_example_undercut_equal_counts_scores_ten():
     assert state.scores == (10, 0)
 
 
+@pytest.mark.rule("R9.3")
 def test_r9_3_undercut_knocker_higher():
     """R9.3: knocker 8, opponent 3 after lay-offs (3D left): 8 - 3 + 10 = 15 to the opponent."""
     state = start(f"{MELDED} 8S", "6H 7H 8H JS JD JC JH 5C 3D AC", "KD", "QS")
@@ -163,6 +176,7 @@ def test_r9_3_undercut_knocker_higher():
     assert (res.outcome, res.winner, res.points, res.deadwood) == ("undercut", 0, 15, (3, 8))
 
 
+@pytest.mark.rule("R9.3")
 def test_r9_3_undercut_bonus_option():
     state = start(f"{MELDED} 8S", "6H 7H 8H JS JD JC JH 5C 3D AC", "KD", "QS",
                   rules=RuleSet(undercut_bonus=20))
@@ -180,6 +194,7 @@ def gin_round(defender, upcard, rules=None):
     return knock(state, "QS")
 
 
+@pytest.mark.rule("R7.7", "R9.4")
 def test_worked_example_gin_against_23_scores_48():
     """RULES.md worked example (R7.7, R9.4): gin against 23 (5S 8D KD; 5S could extend A-4S or the
     fives but no lay-off is allowed against gin): 23 + 25 = 48."""
@@ -190,6 +205,7 @@ def test_worked_example_gin_against_23_scores_48():
     assert events[0].data["gin"] is True
 
 
+@pytest.mark.rule("R9.4")
 def test_worked_example_gin_against_zero_scores_25():
     """RULES.md worked example (R9.4): gin against a fully melded hand: 0 + 25; the opponent scores
     nothing even with a zero count."""
@@ -199,6 +215,7 @@ def test_worked_example_gin_against_zero_scores_25():
     assert state.scores == (0, 25)
 
 
+@pytest.mark.rule("R9.4")
 def test_r9_4_gin_bonus_option():
     state, _ = gin_round("6H 7H 8H JS JD JC JH 5S 8D KD", "10S", RuleSet(gin_bonus=20))
     assert state.results[-1].points == 43
@@ -213,6 +230,7 @@ def test_spade_doubles_option_doubles_the_round():
     assert state.results[-1].multiplier == 1
 
 
+@pytest.mark.rule("R7.6", "R9.1", "R9.2")
 def test_r7_6_lay_offs_in_play_lower_the_opponents_count():
     """R7.6, R9.1, R9.2: knocker 6 (6S); the opponent's 3H 7D QH 2D JC QS AC 5C 9S 4H hold no
     meld: 3+7+10+2+10+10+1+5+9+4 = 61; AC, 5C and 9S lay off (15): 46; the knocker scores 40."""
@@ -223,6 +241,7 @@ def test_r7_6_lay_offs_in_play_lower_the_opponents_count():
     assert res.deadwood == (46, 6) and res.points == 40
 
 
+@pytest.mark.rule("R7.1", "R5.2", "R6.3")
 def test_r7_1_dealer_may_knock_on_first_turn_after_taking_upcard():
     """R7.1, R5.2: the dealer takes the upcard KH after a pass and knocks at once, discarding 6S:
     KH (which may not be discarded, R6.3) is left: 10 <= 10."""
@@ -233,6 +252,7 @@ def test_r7_1_dealer_may_knock_on_first_turn_after_taking_upcard():
     assert (res.knocker, res.outcome, res.deadwood[0]) == (0, "knock", 10)
 
 
+@pytest.mark.rule("R7.2")
 def test_knock_listing_names_every_allowed_discard():
     """R7.2: legal knocks are one per discard whose best remaining deadwood is within the limit:
     discarding KH leaves 6 (<= 6); discarding 6S leaves 10 (> 6); breaking a meld is worse."""

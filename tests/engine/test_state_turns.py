@@ -16,6 +16,7 @@ def after_first_turn(rules=None):
     return play(state, (1, PassUpcard()), (0, PassUpcard()), (1, DrawStock()), (1, Discard(Card.parse("QS"))))
 
 
+@pytest.mark.rule("R6.1")
 def test_r6_1_draw_top_of_stock():
     """R6.1: drawing from the stock takes its top card; the card is not public."""
     state = after_first_turn()
@@ -26,6 +27,7 @@ def test_r6_1_draw_top_of_stock():
     assert state2.phase == "discard" and state2.to_act == 0
 
 
+@pytest.mark.rule("R6.1")
 def test_r6_1_draw_top_of_discard_pile_becomes_known():
     """R6.1: drawing from the discard pile takes its top; the opponent now knows the card."""
     state = after_first_turn()
@@ -37,6 +39,7 @@ def test_r6_1_draw_top_of_discard_pile_becomes_known():
     assert events[0].to_dict() == {"type": "drew_discard", "seat": 0, "card": "QS"}
 
 
+@pytest.mark.rule("R6.2")
 def test_r6_2_discard_ends_the_turn():
     """R6.2: the discard goes face up on the pile; the other player is to draw."""
     state = play(after_first_turn(), (0, DrawStock()))
@@ -47,6 +50,7 @@ def test_r6_2_discard_ends_the_turn():
     assert events[0].to_dict() == {"type": "discarded", "seat": 0, "card": "8D"}
 
 
+@pytest.mark.rule("R6.2")
 def test_r6_2_cannot_discard_a_card_not_in_hand():
     state = play(after_first_turn(), (0, DrawStock()))
     for card in ("2S", "8S", "QS"):
@@ -56,6 +60,7 @@ def test_r6_2_cannot_discard_a_card_not_in_hand():
         assert card in str(info.value)
 
 
+@pytest.mark.rule("R6.1", "R6.2")
 def test_r6_1_r6_2_draw_then_discard_order_enforced():
     """R6.1, R6.2: discarding before drawing, or drawing twice, is a wrong_phase error."""
     state = after_first_turn()
@@ -69,6 +74,7 @@ def test_r6_1_r6_2_draw_then_discard_order_enforced():
         assert (info.value.code, info.value.rule) == ("wrong_phase", "R6.2")
 
 
+@pytest.mark.rule("R6.3")
 def test_r6_3_card_taken_from_discard_pile_may_not_be_discarded():
     """R6.3 (default on): QS just taken from the discard pile may not be discarded, nor be the
     discard of a knock; any other card may."""
@@ -84,6 +90,7 @@ def test_r6_3_card_taken_from_discard_pile_may_not_be_discarded():
     assert len([a for a in acts if isinstance(a, Discard)]) == 10
 
 
+@pytest.mark.rule("R6.3")
 def test_r6_3_option_off_allows_discarding_the_taken_card():
     """R6.3 is an option: with forbid_discarding_drawn_upcard=False the card may go straight back."""
     state = play(after_first_turn(RuleSet(forbid_discarding_drawn_upcard=False)), (0, DrawDiscard()))
@@ -93,6 +100,7 @@ def test_r6_3_option_off_allows_discarding_the_taken_card():
     assert state.round.known[0] == frozenset()
 
 
+@pytest.mark.rule("R6.3")
 def test_r6_3_forbidden_card_is_only_for_the_same_turn():
     """R6.3: the next turn, the card taken earlier may be discarded."""
     state = play(after_first_turn(), (0, DrawDiscard()), (0, Discard(Card.parse("8D"))),

@@ -23,6 +23,7 @@ def to_draw(n):
     return state
 
 
+@pytest.mark.rule("R8.1", "R3.3")
 def test_r8_1_discard_leaving_two_in_the_stock_is_a_drawn_round():
     """R8.1: the 29th stock draw leaves 2 cards; discarding without knocking ends the round drawn:
     nobody scores; R3.3: the same dealer (seat 0) deals again."""
@@ -40,6 +41,7 @@ def test_r8_1_discard_leaving_two_in_the_stock_is_a_drawn_round():
     assert state.round.dealer == 0 and state.round.number == 2 and state.to_act == 1
 
 
+@pytest.mark.rule("R8.1")
 def test_r8_1_three_cards_left_is_not_yet_the_wall():
     """R8.1: after the 28th draw three cards remain; the discard does not end the round."""
     state = to_draw(28)
@@ -49,6 +51,7 @@ def test_r8_1_three_cards_left_is_not_yet_the_wall():
     assert state.round is not None and state.phase == "draw" and len(state.round.stock) == 3
 
 
+@pytest.mark.rule("R8.2")
 def test_r8_2_player_whose_draw_leaves_two_may_still_knock():
     """R8.2: the 29th drawer (stock now 2) may knock: AS = 1 <= 10; the opponent's 65 - 1 = 64."""
     state = to_draw(29)
@@ -60,6 +63,7 @@ def test_r8_2_player_whose_draw_leaves_two_may_still_knock():
     assert (res.outcome, res.winner, res.points) == ("knock", 1, 64)
 
 
+@pytest.mark.rule("R8.1")
 def test_r8_no_draw_past_the_wall():
     """R8.1: after the drawn round there is nothing left to draw until the next deal."""
     state = to_draw(29)

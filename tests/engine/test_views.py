@@ -74,6 +74,7 @@ def test_views_never_show_hidden_cards_in_random_play(seed):
         steps += 1
 
 
+@pytest.mark.rule("R6.1")
 def test_stock_draw_is_shown_to_the_drawer_only():
     """R6.1: the stock card drawn is in the drawer's history; the opponent and public see the draw
     but not the card."""
@@ -87,6 +88,7 @@ def test_stock_draw_is_shown_to_the_drawer_only():
     assert "KH" not in json.dumps(player_view(state, 0).to_dict())
 
 
+@pytest.mark.rule("R5.1", "R6.1")
 def test_card_taken_from_discard_pile_is_known_to_the_opponent():
     """R5.1, R6.1: the upcard taken is public: listed among the opponent's known cards."""
     state = start(f"{MELDED} 6S", DEF65, "6D", "KH")
@@ -98,6 +100,7 @@ def test_card_taken_from_discard_pile_is_known_to_the_opponent():
     assert player_view(state, 1).legal_actions and not view.legal_actions
 
 
+@pytest.mark.rule("R2.4")
 def test_view_of_own_hand_shows_best_arrangement():
     """R2.4: a seat's view includes its own hand's best arrangement (a convenience for clients)."""
     state = start(f"{MELDED} 6S", DEF65, "6D", "KH")
@@ -108,6 +111,7 @@ def test_view_of_own_hand_shows_best_arrangement():
     assert data["to_act"] == 1 and data["phase"] == "upcard"
 
 
+@pytest.mark.rule("R7.4", "R7.5")
 def test_after_the_round_both_hands_melds_and_lay_offs_are_revealed():
     """R7.4, R7.5: after a knock every view shows both hands, melds and lay-offs in last_result."""
     state = start(f"{MELDED} 6S", "3H 7D QH 2D JC QS AC 5C 9S 4H", "6D", "KH")

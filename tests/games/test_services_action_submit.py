@@ -8,7 +8,7 @@ from games import services
 from games.models import Game, IdempotencyRecord, Move
 from okgin_project.errors import StaleVersion
 from tests.games.factories import DECK, game_make
-from tests.helpers import act
+from tests.helpers import act, assert_error
 
 
 def _snapshot(game_id):
@@ -30,6 +30,7 @@ def test_stale_version_is_refused_and_writes_nothing():
 
 
 @pytest.mark.django_db
+@pytest.mark.error_code("stale_version")
 def test_stale_version_over_http_is_409_with_code(alice, bob):
     r = alice.post("/api/v1/games/new/", {"kind": "invite", "opponent": "bob", "first_dealer": 1,
                                           "decks": [DECK]}, format="json")
@@ -38,12 +39,12 @@ def test_stale_version_over_http_is_409_with_code(alice, bob):
     assert act(alice, game_id, v, {"type": "pass"}).status_code == 200
     before = _snapshot(game_id)
     r = act(bob, game_id, v, {"type": "pass"})
-    assert r.status_code == 409
-    assert r.json()["error"]["code"] == "stale_version"
+    assert assert_error(r, "stale_version")["detail"] == {"current_version": v + 1}
     assert _snapshot(game_id) == before
 
 
 @pytest.mark.django_db
+@pytest.mark.error_code("idempotency_key_reused")
 def test_same_idempotency_key_twice_applies_one_move(alice, bob):
     r = alice.post("/api/v1/games/new/", {"kind": "invite", "opponent": "bob", "first_dealer": 1,
                                           "decks": [DECK]}, format="json")
@@ -59,26 +60,34 @@ def test_same_idempotency_key_twice_applies_one_move(alice, bob):
     # The same key for another request is refused and writes nothing.
     before = _snapshot(game_id)
     r = act(alice, game_id, v + 1, {"type": "draw_stock"}, key="k-1")
-    assert r.status_code == 422 and r.json()["error"]["code"] == "idempotency_key_reused"
+    assert_error(r, "idempotency_key_reused")
     assert _snapshot(game_id) == before
 
 
 # Round on factories.DECK, first dealer seat 1: seat 0 (AC..9C 5H) acts first, upcard 6D, stock 3H 4H...
 ILLEGAL = [
     # (actions played first as (seat, action), then the offending (seat, action), code, rule, status)
-    ([], (1, {"type": "pass"}), "not_your_turn", "R6", 409),
-    ([], (0, {"type": "draw_stock"}), "wrong_phase", "R5.1", 409),
-    ([], (0, {"type": "fly"}), "validation_error", None, 400),
-    ([], (0, {"type": "discard"}), "malformed_action", None, 400),
-    ([], (0, {"type": "pass", "card": "AC"}), "malformed_action", None, 400),
-    ([(0, {"type": "pass"}), (1, {"type": "pass"})], (0, {"type": "draw_discard"}), "upcard_unavailable", "R5.4", 422),
-    ([(0, {"type": "take_upcard"})], (0, {"type": "discard", "card": "6D"}), "discard_taken_card", "R6.3", 422),
-    ([(0, {"type": "take_upcard"})], (0, {"type": "discard", "card": "KS"}), "card_not_in_hand", None, 422),
+    pytest.param([], (1, {"type": "pass"}), "not_your_turn", "R6", 409, marks=pytest.mark.error_code("not_your_turn")),
+    pytest.param([], (0, {"type": "draw_stock"}), "wrong_phase", "R5.1", 409, marks=pytest.mark.error_code("wrong_phase")),
+    pytest.param([], (0, {"type": "fly"}), "validation_error", None, 400,
+                 marks=pytest.mark.error_code("validation_error")),
+    pytest.param([], (0, {"type": "discard"}), "malformed_action", None, 400,
+                 marks=pytest.mark.error_code("malformed_action")),
+    pytest.param([], (0, {"type": "pass", "card": "AC"}), "malformed_action", None, 400,
+                 marks=pytest.mark.error_code("malformed_action")),
+    pytest.param([(0, {"type": "pass"}), (1, {"type": "pass"})], (0, {"type": "draw_discard"}), "upcard_unavailable",
+                 "R5.4", 422, marks=pytest.mark.error_code("upcard_unavailable")),
+    pytest.param([(0, {"type": "take_upcard"})], (0, {"type": "discard", "card": "6D"}), "discard_taken_card", "R6.3",
+                 422, marks=pytest.mark.error_code("discard_taken_card")),
+    pytest.param([(0, {"type": "take_upcard"})], (0, {"type": "discard", "card": "KS"}), "card_not_in_hand", None,
+                 422, marks=pytest.mark.error_code("card_not_in_hand")),
     # After taking 6D: AC..9C 5H 6D; discarding 9C leaves run A-8 + 5H 6D = 11 > 6.
-    ([(0, {"type": "take_upcard"})], (0, {"type": "knock", "card": "9C"}), "knock_over_limit", "R7.2", 422),
-    ([(0, {"type": "take_upcard"})], (0, {"type": "knock", "card": "5H", "melds": [["AC", "2C", "4C"]]}),
-     "invalid_meld", "R2", 422),
-    ([(0, {"type": "take_upcard"})], (0, {"type": "discard", "card": "ZZ"}), "malformed_action", None, 400),
+    pytest.param([(0, {"type": "take_upcard"})], (0, {"type": "knock", "card": "9C"}), "knock_over_limit", "R7.2",
+                 422, marks=pytest.mark.error_code("knock_over_limit")),
+    pytest.param([(0, {"type": "take_upcard"})], (0, {"type": "knock", "card": "5H", "melds": [["AC", "2C", "4C"]]}),
+                 "invalid_meld", "R2", 422, marks=pytest.mark.error_code("invalid_meld")),
+    pytest.param([(0, {"type": "take_upcard"})], (0, {"type": "discard", "card": "ZZ"}), "malformed_action", None,
+                 400, marks=pytest.mark.error_code("malformed_action")),
 ]
 
 
@@ -101,8 +110,7 @@ def test_each_illegal_action_returns_its_code_and_writes_nothing(before_actions,
     seat, action = offending
     r = act(clients[seat], game.pk, before[0], action)
     assert r.status_code == status, r.content
-    error = r.json()["error"]
-    assert error["code"] == code
+    error = assert_error(r, code)
     if rule:
         assert error["rule"].startswith(rule)
     assert _snapshot(game.pk) == before

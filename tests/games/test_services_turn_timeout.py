@@ -9,6 +9,7 @@ from games import engine, services, tasks
 from games.models import Game, Move
 from notifications.models import Event
 from tests.games.factories import DECK, player_make
+from tests.helpers import assert_error
 
 
 def _timed_game(policy="forfeit", limit=3600, auto_play_limit=None):
@@ -158,6 +159,7 @@ def test_expired_turn_is_enforced_when_the_game_is_read_over_http(alice, bob):
 
 
 @pytest.mark.django_db
+@pytest.mark.error_code("turn_expired")
 def test_action_over_http_after_the_deadline_is_409_turn_expired(alice, bob):
     gid = alice.post("/api/v1/games/new/", {"kind": "invite", "opponent": "bob", "move_time_limit": 600},
                      format="json").json()["id"]
@@ -166,7 +168,7 @@ def test_action_over_http_after_the_deadline_is_409_turn_expired(alice, bob):
     _expire(gid)
     r = client.post(f"/api/v1/games/{gid}/actions/", {"version": body["version"], "action": {"type": "pass"}},
                     format="json")
-    assert r.status_code == 409 and r.json()["error"]["code"] == "turn_expired"
+    assert_error(r, "turn_expired")
     assert Move.objects.filter(game_id=gid).count() == 0
     assert Game.objects.get(pk=gid).end_reason == "timeout"
 
@@ -187,9 +189,11 @@ def test_sweep_queues_timeouts_and_sends_the_reminder_once():
     other = _timed_game("forfeit")
     Game.objects.filter(pk=game.pk).update(turn_reminder_at=timezone.now() - timedelta(seconds=1))
     _expire(other.pk)
-    assert tasks.deadlines_sweep.apply().get() == {"timeouts": 1, "reminders": 1, "invitations_expired": 0}
+    assert tasks.deadlines_sweep.apply().get() == {"timeouts": 1, "reminders": 1, "invitations_expired": 0,
+                                                      "vacations_ended": 0}
     near = Event.objects.get(kind="deadline_near")
     assert near.player == game.player0 and 0 < near.data["seconds_left"] <= 3600
     assert Game.objects.get(pk=other.pk).end_reason == "timeout"
-    assert tasks.deadlines_sweep.apply().get() == {"timeouts": 0, "reminders": 0, "invitations_expired": 0}
+    assert tasks.deadlines_sweep.apply().get() == {"timeouts": 0, "reminders": 0, "invitations_expired": 0,
+                                                      "vacations_ended": 0}
     assert Event.objects.filter(kind="deadline_near").count() == 1

@@ -7,6 +7,7 @@ from django.utils import timezone
 
 from games import engine, services, tasks
 from games.models import Game, Move
+from notifications.live import PublishAfterCommit
 from tests.games.factories import DECK, player_make
 
 
@@ -18,6 +19,11 @@ def _ai_game():
     return me, game
 
 
+def _tasks(callbacks):
+    """The after-commit callbacks that queue work (not the wake-ups of long-polling requests)."""
+    return [c for c in callbacks if not isinstance(c, PublishAfterCommit)]
+
+
 def _person_passes(me, game):
     return services.action_submit(game_id=game.pk, player=me, expected_version=game.version,
                                   action={"type": "pass"})
@@ -27,9 +33,10 @@ def _person_passes(me, game):
 def test_action_making_it_the_ais_turn_queues_one_task_with_the_expected_version(django_capture_on_commit_callbacks):
     with django_capture_on_commit_callbacks(execute=False) as created:
         me, game = _ai_game()
-    assert created == []  # the person acts first: nothing queued
+    assert _tasks(created) == []  # the person acts first: nothing queued
     with django_capture_on_commit_callbacks(execute=False) as callbacks:
         _person_passes(me, game)
+    callbacks = _tasks(callbacks)
     game = Game.objects.get(pk=game.pk)
     assert game.to_act_seat == 1 and game.awaiting_ai and game.turn_deadline is None
     assert len(callbacks) == 1  # exactly one task, queued after commit (not run: callbacks not executed)
@@ -59,6 +66,7 @@ def test_ai_task_delivered_twice_plays_once(django_capture_on_commit_callbacks):
 
 
 @pytest.mark.django_db
+@pytest.mark.rule("R5.2", "R6.2")
 def test_ai_keeps_playing_while_it_keeps_the_turn(django_capture_on_commit_callbacks):
     with django_capture_on_commit_callbacks(execute=False):
         me, game = _ai_game()
@@ -92,12 +100,14 @@ def test_sweep_requeues_a_lost_ai_task_once(django_capture_on_commit_callbacks):
 @pytest.mark.django_db
 def test_ai_policy_sees_only_its_player_view(monkeypatch, django_capture_on_commit_callbacks):
     seen = []
+    shown_results = []
 
-    def spy(*, level, view):
+    def spy(*, level, view, results=()):
         seen.append(view)
+        shown_results.append(tuple(results))
         return view.legal_actions[-1]
 
-    monkeypatch.setattr(services, "ai_action_choose", spy)
+    monkeypatch.setattr(services.ai, "ai_action_choose", spy)  # where the AI turn looks it up
     with django_capture_on_commit_callbacks(execute=False):
         me, game = _ai_game()
         _person_passes(me, game)
@@ -105,17 +115,25 @@ def test_ai_policy_sees_only_its_player_view(monkeypatch, django_capture_on_comm
     assert seen and all(isinstance(v, engine.PlayerView) and v.seat == 1 for v in seen)
     # The view holds the AI's own ten cards, never seat 0's (AC..9C 5H on DECK).
     assert not {c.code for c in seen[0].hand} & {"AC", "2C", "3C", "4C", "5C", "6C", "7C", "8C", "9C", "5H"}
+    # Besides the view, only the finished rounds (revealed in full, R9) reach the policy: none yet.
+    assert shown_results and all(r == () for r in shown_results)
 
 
 @pytest.mark.django_db
 def test_ai_level_is_random_simple_or_strong_and_shown(alice):
     r = alice.post("/api/v1/games/new/", {"kind": "ai"}, format="json")
     assert r.status_code == 201
-    assert r.json()["seats"][1] == {"seat": 1, "name": "ai-strong", "is_ai": True, "ai_level": "strong"}
+    ai_seat = dict(r.json()["seats"][1])
+    published = ai_seat.pop("published_rating")
+    assert ai_seat == {"seat": 1, "name": "ai-strong", "is_ai": True, "ai_level": "strong"}
+    # strong's published Oklahoma rating, as docs/ratings.md's table gives it (whole points): 1655, RD 52, 234 matches
+    assert abs(published["rating"] - 1655) <= 0.5 and abs(published["rd"] - 52) <= 0.5
+    assert published["matches"] == 234
     assert r.json()["seats"][0]["ai_level"] is None
+    assert r.json()["seats"][0]["published_rating"] is None  # people have no published rating
     r = alice.post("/api/v1/games/new/", {"kind": "ai", "ai_level": "simple"}, format="json")
     assert r.json()["seats"][1]["ai_level"] == "simple"
     n = Game.objects.count()
     r = alice.post("/api/v1/games/new/", {"kind": "ai", "ai_level": "medium"}, format="json")
-    assert r.status_code == 400 and r.json()["error"]["code"] == "validation_error"
+    assert r.status_code == 400 and r.json()["error"]["code"] == "bad_ai_level"
     assert Game.objects.count() == n

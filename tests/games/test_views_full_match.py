@@ -13,7 +13,7 @@ she wins the match (R10.1).
 """
 import pytest
 
-from tests.helpers import act, deck_for, register
+from tests.helpers import act_ok, deck_for, register
 
 ROUND1 = deck_for(
     nondealer="AC 2C 3C 4C 5C 6C 7C 8C 9C 5H",
@@ -29,14 +29,8 @@ ROUND2 = deck_for(
 )
 
 
-def _play(client, game_id, action):
-    version = client.get(f"/api/v1/games/{game_id}/").json()["version"]
-    r = act(client, game_id, version, action)
-    assert r.status_code == 200, r.content
-    return r.json()
-
-
 @pytest.mark.django_db
+@pytest.mark.rule("R3.2")
 def test_full_match_from_registration_to_winner(anon):
     alice = register(anon, "alice", staff=True)
     bob = register(anon, "bob")
@@ -54,11 +48,11 @@ def test_full_match_from_registration_to_winner(anon):
     assert detail["view"]["knock_limit"] == 6
     assert set(detail["view"]["hand"]) == set("7S 8S 9S 2H 2D 2S KD QH JH 3D".split())
 
-    _play(alice, game_id, {"type": "pass"})
-    _play(bob, game_id, {"type": "pass"})
-    body = _play(alice, game_id, {"type": "draw_stock"})
+    act_ok(alice, game_id, {"type": "pass"})
+    act_ok(bob, game_id, {"type": "pass"})
+    body = act_ok(alice, game_id, {"type": "draw_stock"})
     assert "3H" in body["game"]["view"]["hand"]
-    body = _play(alice, game_id, {"type": "knock", "card": "5H"})
+    body = act_ok(alice, game_id, {"type": "knock", "card": "5H"})
     result = body["game"]["last_round_result"]
     assert result["outcome"] == "knock" and result["knocker"] == 0 and result["winner"] == 0
     assert result["deadwood"] == [3, 33]
@@ -67,12 +61,12 @@ def test_full_match_from_registration_to_winner(anon):
     assert body["game"]["dealer"] == 0  # R3.2: the winner deals round 2
     assert body["game"]["round_number"] == 2
 
-    _play(bob, game_id, {"type": "pass"})
-    _play(alice, game_id, {"type": "pass"})
-    _play(bob, game_id, {"type": "draw_stock"})
-    _play(bob, game_id, {"type": "discard", "card": "5S"})
-    _play(alice, game_id, {"type": "draw_stock"})
-    body = _play(alice, game_id, {"type": "knock", "card": "6S"})
+    act_ok(bob, game_id, {"type": "pass"})
+    act_ok(alice, game_id, {"type": "pass"})
+    act_ok(bob, game_id, {"type": "draw_stock"})
+    act_ok(bob, game_id, {"type": "discard", "card": "5S"})
+    act_ok(alice, game_id, {"type": "draw_stock"})
+    body = act_ok(alice, game_id, {"type": "knock", "card": "6S"})
     game = body["game"]
     assert game["last_round_result"]["outcome"] == "gin"
     assert game["last_round_result"]["points"] == 123
@@ -80,10 +74,10 @@ def test_full_match_from_registration_to_winner(anon):
     assert game["status"] == "finished" and game["winner_seat"] == 0 and game["end_reason"] == "target_score"
 
     # History afterwards: rounds, moves, export, statistics.
-    rounds = bob.get(f"/api/v1/games/{game_id}/rounds/").json()
+    rounds = bob.get(f"/api/v1/games/{game_id}/rounds/").json()["results"]
     assert [(x["number"], x["outcome"], x["winner_seat"], x["points"]) for x in rounds] == [
         (1, "knock", 0, 30), (2, "gin", 0, 123)]
-    moves = bob.get(f"/api/v1/games/{game_id}/moves/").json()
+    moves = bob.get(f"/api/v1/games/{game_id}/moves/").json()["results"]
     assert [m["seq"] for m in moves] == list(range(1, 11))
     assert moves[2]["events"][0] == {"type": "drew_stock", "seat": 0, "card": "3H"}  # complete after the round
     export = bob.get(f"/api/v1/games/{game_id}/export/").json()
@@ -94,12 +88,13 @@ def test_full_match_from_registration_to_winner(anon):
     assert stats == {
         "player": "alice", "matches_played": 1, "matches_won": 1, "rounds_played": 2, "rounds_won": 2,
         "gins": 1, "undercuts": 0, "knocks": 2, "points": 153, "average_points_per_round": 76.5,
+        "ratings": [],  # a match on staff decks is unrated
     }
     mine = bob.get("/api/v1/me/stats/").json()
     assert (mine["matches_played"], mine["matches_won"], mine["points"]) == (1, 0, 0)
 
     # The event feed told bob of both rounds' results and of the end of the match (issue 4).
-    feed = bob.get("/api/v1/events/", {"after": 0, "limit": 200}).json()["results"]
+    feed = bob.get("/api/v1/events/", {"limit": 200}).json()["results"]
     over = [(e["data"]["round"], e["data"]["outcome"], e["data"]["points"], e["data"]["scores"])
             for e in feed if e["kind"] == "round_over"]
     assert over == [(1, "knock", 30, [30, 0]), (2, "gin", 123, [153, 0])]

@@ -4,24 +4,34 @@ import pytest
 from games import engine
 from games.models import Game, Move
 from tests.games.factories import DECK
-from tests.helpers import act, register
+from tests.helpers import act, assert_error, register
 
 
 @pytest.mark.django_db
+@pytest.mark.error_code("not_found", "not_invited", "own_challenge")
 def test_invitation_decline_abort_and_open_challenge(alice, bob, anon):
     r = alice.post("/api/v1/games/new/", {"kind": "invite", "opponent": "bob"}, format="json")
     gid = r.json()["id"]
-    assert alice.post(f"/api/v1/games/{gid}/accept/").json()["error"]["code"] == "not_found"
+    assert_error(alice.post(f"/api/v1/games/{gid}/accept/"), "not_found")
     assert bob.post(f"/api/v1/games/{gid}/decline/").json()["status"] == "declined"
-    assert bob.post(f"/api/v1/games/{gid}/accept/").json()["error"]["code"] == "not_invited"
+    assert_error(bob.post(f"/api/v1/games/{gid}/accept/"), "not_invited")
+    version = Game.objects.get(pk=gid).version
+    err = assert_error(bob.post(f"/api/v1/games/{gid}/decline/"), "not_invited")  # declined already
+    assert err["message"] == "This game is not waiting for an answer."
+    assert (Game.objects.get(pk=gid).status, Game.objects.get(pk=gid).version) == ("declined", version)
 
     gid2 = alice.post("/api/v1/games/new/", {"kind": "invite", "opponent": "bob"}, format="json").json()["id"]
     assert alice.post(f"/api/v1/games/{gid2}/abort/").json()["status"] == "aborted"
+    version = Game.objects.get(pk=gid2).version
+    err = assert_error(alice.post(f"/api/v1/games/{gid2}/abort/"), "not_invited")  # aborted already
+    assert err["message"] == "Only an unanswered invitation can be aborted."
+    assert (Game.objects.get(pk=gid2).status, Game.objects.get(pk=gid2).version) == ("aborted", version)
 
     gid3 = alice.post("/api/v1/games/new/", {"kind": "open"}, format="json").json()["id"]
     lobby = bob.get("/api/v1/games/lobby/").json()["results"]
     assert [g["id"] for g in lobby] == [gid3]
-    assert alice.post(f"/api/v1/games/{gid3}/accept/").json()["error"]["code"] == "own_challenge"
+    assert_error(alice.post(f"/api/v1/games/{gid3}/accept/"), "own_challenge")
+    assert Game.objects.get(pk=gid3).status == "invited"
     carl = register(anon, "carl")
     r = carl.post(f"/api/v1/games/{gid3}/accept/")
     assert r.status_code == 200 and r.json()["status"] == "active" and r.json()["your_seat"] == 1
@@ -30,24 +40,26 @@ def test_invitation_decline_abort_and_open_challenge(alice, bob, anon):
 
 
 @pytest.mark.django_db
+@pytest.mark.error_code("staff_only", "bad_deck", "bad_rules")
 def test_only_staff_choose_the_deck(bob, alice):
     r = bob.post("/api/v1/games/new/", {"kind": "invite", "opponent": "alice", "decks": [DECK]}, format="json")
-    assert r.status_code == 403 and r.json()["error"]["code"] == "staff_only"
+    assert_error(r, "staff_only")
     assert Game.objects.count() == 0
     bad = DECK[:51] + [DECK[0]]
     r = alice.post("/api/v1/games/new/", {"kind": "invite", "opponent": "bob", "decks": [bad]}, format="json")
-    assert r.status_code == 400 and r.json()["error"]["code"] == "bad_deck"
+    assert_error(r, "bad_deck")
     r = alice.post("/api/v1/games/new/", {"kind": "ai", "rules": {"variant": "poker"}}, format="json")
     assert r.status_code == 400 and r.json()["error"]["code"] == "validation_error"
     r = alice.post("/api/v1/games/new/", {"kind": "ai", "rules": {"variant": "classic", "knock_limit": "upcard"}},
                    format="json")
-    assert r.status_code == 400 and r.json()["error"]["code"] == "bad_rules"
+    assert_error(r, "bad_rules")
     assert Game.objects.count() == 0
 
 
 @pytest.mark.django_db
+@pytest.mark.error_code("not_authenticated")
 def test_error_shape_for_bad_input(alice, anon):
-    assert anon.get("/api/v1/games/").json()["error"]["code"] == "not_authenticated"
+    assert_error(anon.get("/api/v1/games/"), "not_authenticated")
     r = alice.post("/api/v1/games/new/", "{not json", content_type="application/json")
     assert r.status_code == 400 and r.json()["error"]["code"] == "malformed_json"
     r = alice.get("/api/v1/games/999999/")
@@ -74,6 +86,7 @@ def test_etag_changes_with_each_version(alice, bob):
 
 
 @pytest.mark.django_db
+@pytest.mark.error_code("game_not_finished")
 def test_my_games_filters_and_resign(alice, bob, anon):
     carl = register(anon, "carl")
     g1 = alice.post("/api/v1/games/new/", {"kind": "invite", "opponent": "bob", "decks": [DECK], "first_dealer": 1},
@@ -100,17 +113,17 @@ def test_my_games_filters_and_resign(alice, bob, anon):
     r = bob.post(f"/api/v1/games/{g1}/resign/")
     assert r.json()["status"] == "finished" and r.json()["winner_seat"] == 0 and r.json()["end_reason"] == "resigned"
     assert ids(alice, "?result=won") == [g1] and ids(bob, "?result=lost") == [g1] and ids(bob, "?result=won") == []
-    page = alice.get("/api/v1/games/?page_size=2&ordering=created_at").json()
-    assert [g["id"] for g in page["results"]] == sorted([g1, g2, g3])[:2] and page["next"]
-    rest = alice.get(page["next"]).json()
-    assert [g["id"] for g in rest["results"]] == [max(g1, g2, g3)]
+    page = alice.get("/api/v1/games/?limit=2&ordering=created_at").json()
+    assert [g["id"] for g in page["results"]] == sorted([g1, g2, g3])[:2] and page["has_more"]
+    rest = alice.get("/api/v1/games/", {"cursor": page["next_cursor"], "ordering": "created_at"}).json()
+    assert [g["id"] for g in rest["results"]] == [max(g1, g2, g3)] and not rest["has_more"]
 
     # Export of the resigned game replays to the stored state.
     export = carl.get(f"/api/v1/games/{g1}/export/").json()  # finished games are public history
     state = engine.replay(engine.RuleSet.from_dict(export["rules"]), export["first_dealer"], export["decks"],
                           [(m["seat"], m["action"]) for m in export["moves"]])
     assert state.to_dict() == Game.objects.get(pk=g1).state
-    assert alice.get(f"/api/v1/games/{g3}/export/").json()["error"]["code"] == "game_not_finished"
+    assert_error(alice.get(f"/api/v1/games/{g3}/export/"), "game_not_finished")
 
 
 @pytest.mark.django_db
@@ -120,8 +133,29 @@ def test_moves_redacted_while_the_round_is_in_play(alice, bob):
     v = bob.post(f"/api/v1/games/{gid}/accept/").json()["version"]
     for client, action in [(alice, {"type": "pass"}), (bob, {"type": "pass"}), (alice, {"type": "draw_stock"})]:
         v = act(client, gid, v, action).json()["game"]["version"]
-    drew = [m for m in bob.get(f"/api/v1/games/{gid}/moves/").json() if m["action"]["type"] == "draw_stock"][0]
+    drew = [m for m in bob.get(f"/api/v1/games/{gid}/moves/").json()["results"] if m["action"]["type"] == "draw_stock"][0]
     assert drew["events"] == [{"type": "drew_stock", "seat": 0}]  # bob does not see 3H
-    mine = [m for m in alice.get(f"/api/v1/games/{gid}/moves/").json() if m["action"]["type"] == "draw_stock"][0]
+    mine = [m for m in alice.get(f"/api/v1/games/{gid}/moves/").json()["results"] if m["action"]["type"] == "draw_stock"][0]
     assert mine["events"] == [{"type": "drew_stock", "seat": 0, "card": "3H"}]
     assert Move.objects.filter(game_id=gid).count() == 3
+
+
+@pytest.mark.django_db
+@pytest.mark.rule("R5.1", "R5.2")
+def test_both_upcard_passes_are_in_the_rounds_history(alice, bob):
+    """First dealer bob (seat 1), so alice (seat 0) decides on the upcard first (R5.1), then bob
+    (R5.2): each pass is in the round's history as both players' views show it."""
+    r = alice.post("/api/v1/games/new/", {"kind": "invite", "opponent": "bob", "decks": [DECK], "first_dealer": 1},
+                   format="json")
+    gid = r.json()["id"]
+    assert bob.post(f"/api/v1/games/{gid}/accept/").status_code == 200
+
+    def passes(client):
+        return [(e["type"], e["seat"]) for e in client.get(f"/api/v1/games/{gid}/").json()["view"]["history"]
+                if e["type"] == "upcard_passed"]
+
+    assert (passes(alice), passes(bob)) == ([], [])
+    assert act(alice, gid, Game.objects.get(pk=gid).version, {"type": "pass"}).status_code == 200
+    assert (passes(alice), passes(bob)) == ([("upcard_passed", 0)], [("upcard_passed", 0)])
+    assert act(bob, gid, Game.objects.get(pk=gid).version, {"type": "pass"}).status_code == 200
+    assert passes(alice) == passes(bob) == [("upcard_passed", 0), ("upcard_passed", 1)]

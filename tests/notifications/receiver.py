@@ -7,10 +7,11 @@ import hashlib
 import hmac
 import json
 import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+from tests.loopback import LoopbackServer, QuietHandler
 
 
-class Receiver:
+class Receiver(LoopbackServer):
     def __init__(self, statuses=(), headers=None, on_post=None):
         self.statuses = list(statuses)
         self.on_post = on_post
@@ -19,7 +20,7 @@ class Receiver:
         self.lock = threading.Lock()
         receiver = self
 
-        class Handler(BaseHTTPRequestHandler):
+        class Handler(QuietHandler):
             def do_POST(self):  # noqa: N802
                 body = self.rfile.read(int(self.headers.get("Content-Length", 0)))
                 with receiver.lock:
@@ -33,20 +34,8 @@ class Receiver:
                 self.send_header("Content-Length", "0")
                 self.end_headers()
 
-            def log_message(self, *args):
-                pass
-
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/hook"
-        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
-
-    def __enter__(self):
-        self.thread.start()
-        return self
-
-    def __exit__(self, *exc):
-        self.server.shutdown()
-        self.server.server_close()
+        self._listen(Handler)
+        self.url = f"{self.origin}/hook"
 
     def verified(self, secret: str) -> list[dict]:
         """The JSON bodies of requests whose X-Okgin-Signature is the HMAC-SHA256 of the body with

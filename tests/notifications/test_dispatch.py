@@ -18,7 +18,8 @@ from tests.notifications.receiver import Receiver
 def players(transactional_db, anon, settings, monkeypatch):
     from okgin_project.celery import app
 
-    settings.OKGIN_WEBHOOK_ALLOW_PRIVATE = True  # the receiver is on loopback
+    settings.OKGIN_WEBHOOK_ALLOW_PRIVATE = True  # the receiver is on loopback,
+    settings.OKGIN_WEBHOOK_PORTS = None  # on a port of its own
     # Tasks in-process (the e2e worker fixture, if it ran earlier in the session, turned this off).
     monkeypatch.setitem(app.conf, "task_always_eager", True)
     return register(anon, "alice"), register(anon, "bob")

@@ -28,6 +28,7 @@ def _feed(client, **params):
 
 
 @pytest.mark.django_db
+@pytest.mark.rule("R5.1")
 def test_invitation_and_turn_events(alice, bob):
     gid = _game(alice, bob)
     assert [(e["kind"], e["game_id"]) for e in _feed(bob)["results"]] == [("invitation_received", gid)]
@@ -71,17 +72,34 @@ def test_cursor_pages_newest_last_and_only_your_own(alice, bob):
         g = Game.objects.get(pk=gid)
     mine = list(Event.objects.filter(player__name="bob").order_by("id").values_list("id", flat=True))
     assert len(mine) >= 5
+    # Without a cursor: the latest events, newest last; older ones exist (has_prev), newer do not.
     latest = _feed(bob, limit=2)
-    assert [e["id"] for e in latest["results"]] == mine[-2:] and latest["cursor"] == mine[-1]
-    page1 = _feed(bob, after=0, limit=3)
-    assert [e["id"] for e in page1["results"]] == mine[:3] and page1["has_more"] is True
-    page2 = _feed(bob, after=page1["cursor"], limit=100)
-    assert [e["id"] for e in page2["results"]] == mine[3:] and page2["has_more"] is False
-    empty = _feed(bob, after=page2["cursor"])
-    assert empty["results"] == [] and empty["cursor"] == mine[-1]
-    assert not {e["id"] for e in _feed(alice, after=0, limit=200)["results"]} & set(mine)
-    r = bob.get("/api/v1/events/", {"after": "x"})
-    assert r.status_code == 400 and r.json()["error"]["code"] == "validation_error"
+    assert [e["id"] for e in latest["results"]] == mine[-2:]
+    assert (latest["has_more"], latest["has_prev"]) == (False, True)
+    # Back to the first event with prev_cursor, pages of 2, each page in order.
+    pages, page = [latest["results"]], latest
+    while page["has_prev"]:
+        page = _feed(bob, cursor=page["prev_cursor"], limit=2)
+        pages.insert(0, page["results"])
+    assert [e["id"] for p in pages for e in p] == mine and page["prev_cursor"] is not None
+    # ...and forward again from the first page with next_cursor, to the end.
+    ids = [e["id"] for e in page["results"]]
+    while page["has_more"]:
+        page = _feed(bob, cursor=page["next_cursor"], limit=3)
+        ids += [e["id"] for e in page["results"]]
+    assert ids == mine
+    # Polling the last next_cursor: empty until something happens, then just the new events.
+    empty = _feed(bob, cursor=page["next_cursor"])
+    assert empty["results"] == [] and (empty["has_more"], empty["has_prev"]) == (False, True)
+    assert [e["id"] for e in _feed(bob, cursor=empty["prev_cursor"], limit=1)["results"]] == mine[-1:]
+    bob.post(f"/api/v1/games/{gid}/resign/")
+    new = list(Event.objects.filter(player__name="bob", id__gt=mine[-1]).order_by("id").values_list("id", flat=True))
+    assert new and [e["id"] for e in _feed(bob, cursor=empty["next_cursor"])["results"]] == new
+    assert not {e["id"] for e in _feed(alice, limit=200)["results"]} & set(mine)
+    cut = latest["next_cursor"].rsplit("_", 1)[0]  # without its key
+    for bad in ("x", "eyJsIjoiZ2FtZXMifQ", cut, latest["next_cursor"].replace("events", "games")):  # another list's
+        r = bob.get("/api/v1/events/", {"cursor": bad})
+        assert r.status_code == 400 and r.json()["error"]["code"] == "bad_cursor"
     assert bob.get("/api/v1/events", {"limit": 1}).status_code == 200  # without the slash too
 
 

@@ -7,6 +7,7 @@ from django.utils import timezone
 
 from notifications import tasks
 from notifications.models import WebhookDelivery
+from tests.helpers import assert_error
 from tests.notifications.receiver import Receiver
 
 PUBLIC_URL = "https://93.184.215.14/okgin"  # a public address (an IP literal: no DNS needed)
@@ -16,24 +17,27 @@ PUBLIC_URL = "https://93.184.215.14/okgin"  # a public address (an IP literal: n
 def loopback_ok(settings):
     """These tests' receiver listens on 127.0.0.1, which webhooks may not reach by default."""
     settings.OKGIN_WEBHOOK_ALLOW_PRIVATE = True
+    settings.OKGIN_WEBHOOK_PORTS = None  # (on a port of its own)
 
 
 @pytest.mark.django_db
+@pytest.mark.error_code("webhook_exists", "not_found", "bad_url")
 def test_create_list_delete_and_the_secret_shown_once(alice, bob):
     r = alice.post("/api/v1/webhooks/", {"url": PUBLIC_URL}, format="json")
     assert r.status_code == 201 and r.json()["secret"].startswith("whsec_") and len(r.json()["secret"]) > 40
     hook = r.json()["id"]
-    listed = alice.get("/api/v1/webhooks/").json()
+    listed = alice.get("/api/v1/webhooks/").json()["results"]
     assert listed == [{"id": hook, "url": PUBLIC_URL, "created_at": r.json()["created_at"]}]
-    assert bob.get("/api/v1/webhooks/").json() == []
-    assert bob.delete(f"/api/v1/webhooks/{hook}/").status_code == 404
+    assert bob.get("/api/v1/webhooks/").json()["results"] == []
+    assert_error(bob.delete(f"/api/v1/webhooks/{hook}/"), "not_found")
     assert bob.get(f"/api/v1/webhooks/{hook}/deliveries/").status_code == 404
     r = alice.post("/api/v1/webhooks/", {"url": PUBLIC_URL}, format="json")
-    assert r.status_code == 409 and r.json()["error"]["code"] == "webhook_exists"
+    assert_error(r, "webhook_exists")
     r = alice.post("/api/v1/webhooks/", {"url": "ftp://93.184.215.14/x"}, format="json")
-    assert r.status_code == 400
+    assert_error(r, "bad_url")
+    assert alice.get("/api/v1/webhooks/").json()["results"] == listed
     assert alice.delete(f"/api/v1/webhooks/{hook}/").status_code == 204
-    assert alice.get("/api/v1/webhooks/").json() == []
+    assert alice.get("/api/v1/webhooks/").json()["results"] == []
 
 
 @pytest.mark.django_db
@@ -47,8 +51,8 @@ def test_events_are_posted_signed_to_the_receiver(alice, bob, loopback_ok, djang
     feed = bob.get("/api/v1/events/").json()["results"]
     assert bodies[0] == feed[0]  # the webhook body is the feed's event
     assert receiver.requests[0]["headers"]["X-Okgin-Event"] == "invitation_received"
-    hook = bob.get("/api/v1/webhooks/").json()[0]["id"]
-    [d] = bob.get(f"/api/v1/webhooks/{hook}/deliveries/").json()
+    hook = bob.get("/api/v1/webhooks/").json()["results"][0]["id"]
+    [d] = bob.get(f"/api/v1/webhooks/{hook}/deliveries/").json()["results"]
     assert (d["status"], d["attempts"], d["last_status_code"], d["event_id"]) == ("delivered", 1, 200, feed[0]["id"])
     assert receiver.requests[0]["headers"]["X-Okgin-Delivery"] == str(d["id"])
 
@@ -94,6 +98,6 @@ def test_unreachable_receiver_records_the_error(alice, bob, loopback_ok, django_
     bob.post("/api/v1/webhooks/", {"url": url}, format="json")  # nobody listens there any more
     with django_capture_on_commit_callbacks(execute=True):
         alice.post("/api/v1/games/new/", {"kind": "invite", "opponent": "bob"}, format="json")
-    hook = bob.get("/api/v1/webhooks/").json()[0]["id"]
-    [d] = bob.get(f"/api/v1/webhooks/{hook}/deliveries/", {"status": "pending"}).json()
+    hook = bob.get("/api/v1/webhooks/").json()["results"][0]["id"]
+    [d] = bob.get(f"/api/v1/webhooks/{hook}/deliveries/", {"status": "pending"}).json()["results"]
     assert d["attempts"] == 1 and d["last_status_code"] is None and d["last_error"] == "connection_failed"

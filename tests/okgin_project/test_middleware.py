@@ -4,6 +4,7 @@ import pytest
 from rest_framework.test import APIClient
 
 from players.models import Player
+from tests.helpers import assert_error
 
 
 @pytest.mark.django_db
@@ -18,6 +19,7 @@ def test_nul_in_the_url_is_a_validation_error(alice, settings, debug, url):
 
 @pytest.mark.django_db
 @pytest.mark.parametrize("debug", [False, True])
+@pytest.mark.error_code("server_error")
 def test_an_unexpected_exception_is_a_json_500_without_details(alice, settings, monkeypatch, debug):
     settings.DEBUG = debug
 
@@ -28,14 +30,15 @@ def test_an_unexpected_exception_is_a_json_500_without_details(alice, settings, 
     client = APIClient(raise_request_exception=False)
     client.credentials(HTTP_AUTHORIZATION=alice._credentials["HTTP_AUTHORIZATION"])
     r = client.get("/api/v1/me/stats/")
-    assert r.status_code == 500 and r["Content-Type"].startswith("application/json")
+    assert_error(r, "server_error")
     assert r.json() == {"error": {"code": "server_error", "message": "Internal server error."}}
 
 
 @pytest.mark.django_db
 @pytest.mark.parametrize("debug", [False, True])
+@pytest.mark.error_code("unsupported_media_type")
 def test_a_form_post_is_json_415(anon, settings, debug):
     settings.DEBUG = debug
     r = anon.post("/api/v1/auth/register/", {"username": "x"})  # multipart form, not JSON
-    assert r.status_code == 415 and r.json()["error"]["code"] == "unsupported_media_type"
+    assert_error(r, "unsupported_media_type")
     assert Player.objects.count() == 0

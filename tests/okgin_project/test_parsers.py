@@ -6,6 +6,7 @@ import pytest
 
 from games.models import Game, Move
 from players.models import Player
+from tests.helpers import assert_error
 
 
 def _post_raw(client, url, text):
@@ -14,11 +15,12 @@ def _post_raw(client, url, text):
 
 @pytest.mark.django_db
 @pytest.mark.parametrize("debug", [False, True])
+@pytest.mark.error_code("malformed_json")
 def test_deeply_nested_json_is_malformed_json(alice, settings, debug):
     settings.DEBUG = debug
     for depth in (33, 5000, 100000):
         r = _post_raw(alice, "/api/v1/games/new/", '{"kind": "ai", "rules": ' + "[" * depth + "]" * depth + "}")
-        assert r.status_code == 400 and r.json()["error"]["code"] == "malformed_json", depth
+        assert_error(r, "malformed_json")
     assert Game.objects.count() == 0
 
 
@@ -41,11 +43,12 @@ def test_nul_characters_in_strings_are_refused(alice):
 
 @pytest.mark.django_db
 @pytest.mark.parametrize("debug", [False, True])
+@pytest.mark.error_code("payload_too_large")
 def test_a_body_too_large_is_413_json(alice, settings, debug):
     settings.DEBUG = debug
     gid = alice.post("/api/v1/games/new/", {"kind": "ai", "ai_level": "random"}, format="json").json()["id"]
     moves = Move.objects.count()
     big = json.dumps({"version": 1, "action": {"type": "pass"}, "pad": "x" * (settings.OKGIN_MAX_BODY_BYTES + 1)})
     r = _post_raw(alice, f"/api/v1/games/{gid}/actions/", big)
-    assert r.status_code == 413 and r.json()["error"]["code"] == "payload_too_large"
+    assert_error(r, "payload_too_large")
     assert Move.objects.count() == moves

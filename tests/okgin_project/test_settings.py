@@ -8,7 +8,7 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def _run_settings(module: str, env_overrides: dict[str, str], code: str) -> subprocess.CompletedProcess:
-    env = {k: v for k, v in os.environ.items() if k not in ("SECRET_KEY", "DATABASE_URL")}
+    env = {k: v for k, v in os.environ.items() if k not in ("SECRET_KEY", "DATABASE_URL", "HOST", "DEBUG")}
     env.update(env_overrides)
     env["DJANGO_SETTINGS_MODULE"] = module
     return subprocess.run(
@@ -42,3 +42,59 @@ def test_embedded_default_is_sqlite_with_in_process_tasks():
     )
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.split() == ["django.db.backends.sqlite3", "True"]
+
+
+def test_local_secret_key_is_generated_once_with_mode_0600_and_reused(tmp_path):
+    from okgin_project.settings.local import local_secret_key
+
+    path = tmp_path / "var" / "secret_key"
+    key = local_secret_key(path)
+    assert len(key) >= 50 and path.read_text().strip() == key
+    assert path.stat().st_mode & 0o777 == 0o600
+    assert local_secret_key(path) == key  # reused
+    assert local_secret_key(tmp_path / "other") != key  # random, not a constant
+    assert [p.name for p in path.parent.iterdir()] == ["secret_key"]  # no draft left behind
+
+
+def test_embedded_default_signs_with_the_key_in_var_not_one_from_the_repository():
+    proc = _run_settings("okgin_project.settings.local", {}, "print(settings.SECRET_KEY)")
+    assert proc.returncode == 0, proc.stderr
+    key = proc.stdout.strip()
+    assert key == (ROOT / "var" / "secret_key").read_text().strip() and len(key) >= 50
+    assert key not in "".join(p.read_text() for p in (ROOT / "okgin_project" / "settings").glob("*.py"))
+    tracked = subprocess.run(["git", "-C", str(ROOT), "check-ignore", "-q", "var/secret_key"])
+    assert tracked.returncode in (0, 128)  # ignored by git (128: not a git checkout)
+
+
+def test_embedded_default_shows_debug_pages_only_when_bound_to_loopback():
+    base = {"SECRET_KEY": "k" * 50}
+    cases = [({}, "True"), ({"HOST": "127.0.0.1"}, "True"), ({"HOST": "::1"}, "True"),
+             ({"HOST": "localhost"}, "True"), ({"HOST": "0.0.0.0"}, "False"),
+             ({"HOST": "192.168.1.20"}, "False"),
+             ({"HOST": "0.0.0.0", "DEBUG": "true"}, "False"),
+             ({"HOST": "127.0.0.1", "DEBUG": "false"}, "False")]
+    for overrides, debug in cases:
+        proc = _run_settings("okgin_project.settings.local", base | overrides, "print(settings.DEBUG)")
+        assert proc.returncode == 0, proc.stderr
+        assert proc.stdout.strip() == debug, overrides
+
+
+def test_production_pools_postgresql_connections_and_wakes_long_polls_through_redis():
+    proc = _run_settings(
+        "okgin_project.settings.production",
+        {"SECRET_KEY": "x" * 50, "DATABASE_URL": "postgres://u@db:5432/okgin"},
+        "db = settings.DATABASES['default']; "
+        "print(db['OPTIONS']['pool']['max_size'], db['CONN_MAX_AGE'], settings.OKGIN_LIVE_BACKEND)",
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.split() == ["16", "0", "redis"]
+    proc = _run_settings("okgin_project.settings.local", {}, "print(settings.OKGIN_LIVE_BACKEND)")
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.split() == ["local"]
+
+
+def test_gunicorn_serves_with_threads():
+    from okgin_project import gunicorn_conf
+
+    assert gunicorn_conf.worker_class == "gthread" and gunicorn_conf.threads >= 100
+    assert gunicorn_conf.timeout > 30  # longer than the longest wait

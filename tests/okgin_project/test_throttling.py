@@ -5,7 +5,7 @@ from django.core.cache import cache
 
 from games.models import Move
 from players.models import Player
-from tests.helpers import register
+from tests.helpers import assert_error, register
 
 
 @pytest.fixture
@@ -16,6 +16,7 @@ def rates(settings):
 
 
 @pytest.mark.django_db
+@pytest.mark.error_code("throttled")
 def test_auth_endpoints_are_limited_per_ip(anon, rates):
     rates.OKGIN_THROTTLE_RATES = {"auth": "3/min"}
     register(anon, "dora")  # one registration + one token request
@@ -23,7 +24,7 @@ def test_auth_endpoints_are_limited_per_ip(anon, rates):
     assert r.status_code == 401
     before = Player.objects.count()
     r = anon.post("/api/v1/auth/register/", {"username": "eve", "password": "correct-horse-42"}, format="json")
-    assert r.status_code == 429 and r.json()["error"]["code"] == "throttled"
+    assert_error(r, "throttled")
     assert 1 <= int(r["Retry-After"]) <= 60
     assert Player.objects.count() == before
     r = anon.post("/api/v1/auth/token/", {"username": "dora", "password": "s3cret-pass-dora"}, format="json")

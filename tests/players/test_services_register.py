@@ -8,7 +8,7 @@ from django.db import IntegrityError, connection, transaction
 
 from players.models import Player
 from players.services import player_register
-from tests.helpers import register
+from tests.helpers import assert_error, register
 
 
 def _counts():
@@ -17,11 +17,12 @@ def _counts():
 
 @pytest.mark.django_db
 @pytest.mark.parametrize("variant", ["zed", "ZED", "zEd"])
+@pytest.mark.error_code("username_taken")
 def test_a_name_in_another_case_is_taken_and_nothing_is_written(anon, variant):
     register(anon, "Zed")
     before = _counts()
     r = anon.post("/api/v1/auth/register/", {"username": variant, "password": "correct-horse-42"}, format="json")
-    assert r.status_code == 409 and r.json()["error"]["code"] == "username_taken"
+    assert assert_error(r, "username_taken")["message"] == "This username is taken."
     assert _counts() == before
 
 
@@ -32,9 +33,12 @@ def test_the_ai_prefix_is_reserved_in_any_case(anon, name):
     r = anon.post("/api/v1/auth/register/", {"username": name, "password": "correct-horse-42"}, format="json")
     assert r.status_code == 400 and r.json()["error"]["code"] == "validation_error"
     assert _counts() == before
+    # The API's serializer refuses the name first (its pattern); the service refuses it too, for
+    # callers other than the API, with its own message.
     with pytest.raises(Exception) as exc:
         player_register(username=name, password="correct-horse-42")
     assert getattr(exc.value, "code", None) == "validation_error"
+    assert exc.value.message == "Names starting with 'ai-' are reserved for AI players."
 
 
 @pytest.mark.django_db
@@ -79,3 +83,4 @@ def test_lookups_by_name_ignore_case(anon, alice):
     r = alice.post("/api/v1/games/new/", {"kind": "invite", "opponent": "ZED"}, format="json")
     assert r.status_code == 201 and r.json()["seats"][1]["name"] == "Zed"
     assert alice.get("/api/v1/games/", {"opponent": "zed"}).json()["results"][0]["id"] == r.json()["id"]
+

@@ -11,9 +11,8 @@ import random
 from dataclasses import dataclass
 
 from ..cards import Card, cards_mask
+from ..melds import FULL_MASK
 from ..views import PlayerView
-
-FULL_MASK = (1 << 52) - 1
 
 
 def meld_partners(index: int) -> list[tuple[int, int]]:
@@ -51,7 +50,8 @@ class Knowledge:
     ``opp_declined``: card indices the opponent discarded / let pass; ``opp_turns``: the
     opponent's completed turns this round, oldest first, as ``(took, discarded)`` card indices
     where ``took`` is the card it took from the discard pile that turn (R5, R6.1) or None when
-    it drew from the stock.
+    it drew from the stock; ``opp_turn_passed``: per turn of ``opp_turns``, the discard-pile top
+    it let pass that turn (drawing from the stock, or passing the upcard, R5) or None.
     """
 
     own: int
@@ -64,6 +64,7 @@ class Knowledge:
     opp_threw: tuple[int, ...]
     opp_declined: tuple[int, ...]
     opp_turns: tuple[tuple[int | None, int], ...] = ()
+    opp_turn_passed: tuple[int | None, ...] = ()
 
 
 def read_knowledge(view: PlayerView) -> Knowledge:
@@ -90,7 +91,9 @@ def read_knowledge(view: PlayerView) -> Knowledge:
     took: list[int] = []
     pile: list[int] = []
     turns: list[tuple[int | None, int]] = []
+    turn_passed: list[int | None] = []
     turn_took = None
+    turn_pass = None
     for ev in view.history:
         t = ev.get("type")
         who = ev.get("seat")
@@ -102,19 +105,19 @@ def read_knowledge(view: PlayerView) -> Knowledge:
                 if who == opp:
                     took.append(card)
                     turn_took = card
-        elif t == "upcard_passed":
+        elif t in ("upcard_passed", "drew_stock"):
             if who == opp and pile:
                 declined.append(pile[-1])
-        elif t == "drew_stock":
-            if who == opp and pile:
-                declined.append(pile[-1])
+                turn_pass = pile[-1]
         elif t == "discarded":
             card = Card.parse(ev["card"]).index
             pile.append(card)
             if who == opp:
                 threw.append(card)
                 turns.append((turn_took, card))
+                turn_passed.append(None if turn_took is not None else turn_pass)
                 turn_took = None
+                turn_pass = None
 
     w = [1.0] * 52
     for group, table in ((threw, _THREW), (declined, _DECLINED), (took, _TOOK)):
@@ -123,7 +126,8 @@ def read_knowledge(view: PlayerView) -> Knowledge:
                 w[p] *= table[d]
     return Knowledge(own=own, dead=dead, opp_known=opp_known, unseen=unseen, opp_hidden=opp_hidden,
                      stock_size=view.stock_size, weights=tuple(w), opp_threw=tuple(threw),
-                     opp_declined=tuple(declined), opp_turns=tuple(turns))
+                     opp_declined=tuple(declined), opp_turns=tuple(turns),
+                     opp_turn_passed=tuple(turn_passed))
 
 
 def mask_indices(mask: int) -> list[int]:

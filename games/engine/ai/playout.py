@@ -6,7 +6,8 @@ playout policy for both seats and returns the points from the searching seat's p
 
 The playout policy is the baseline's (take the discard-pile top when it melds or allows a knock,
 discard the highest card among the least-deadwood discards, knock when legal), which is also a
-faithful model of the ``simple`` level.
+faithful model of the ``simple`` level; the opponent may be given a lower knock threshold
+(``SimRules.opp_threshold``).
 """
 
 from __future__ import annotations
@@ -28,13 +29,17 @@ knock_deadwoods = lru_cache(maxsize=1 << 17)(mask_knock_deadwoods)
 @dataclass(frozen=True, slots=True)
 class SimRules:
     """The numbers a playout needs: ``knock_limit`` (points, R4.4), ``gin_bonus`` (R9.4),
-    ``undercut_bonus`` (R9.3), ``multiplier`` (spade-doubles house rule), ``forbid`` (R6.3)."""
+    ``undercut_bonus`` (R9.3), ``multiplier`` (spade-doubles house rule), ``forbid`` (R6.3), and
+    ``opp_threshold``: the deadwood (points) at or under which the opponent (seat 1 of a playout)
+    knocks, when lower than the knock limit (None: it knocks whenever it may, like the baseline;
+    the adaptive opponent model's estimate, :mod:`.opponent`)."""
 
     knock_limit: int
     gin_bonus: int
     undercut_bonus: int
     multiplier: int
     forbid: bool
+    opp_threshold: int | None = None
 
 
 # Per 13-bit suit mask: 4 x (highest rank present), or -100 when the suit is empty.
@@ -82,14 +87,19 @@ def wants_card(hand: int, card: int, rules: SimRules) -> bool:
     return True
 
 
-def knock_points(knocker_hand: int, defender_hand: int, rules: SimRules) -> int:
+def knock_points(knocker_hand: int, defender_hand: int, rules: SimRules,
+                 meld_masks: tuple[int, ...] | None = None) -> int:
     """Points of a knock with these ten-card hands: positive when the knocker scores (R9.2, R9.4),
-    negative when the defender undercuts (R9.3). The knocker lays its best arrangement; the
-    defender lays its best melds and lays off (R7.6), none after gin."""
+    negative when the defender undercuts (R9.3). The knocker lays ``meld_masks`` (one of its
+    least-deadwood arrangements), by default its first best arrangement; the defender lays its
+    best melds and lays off (R7.6), none after gin."""
     kdw = min_deadwood(knocker_hand)
     if kdw == 0:
         return (min_deadwood(defender_hand) + rules.gin_bonus) * rules.multiplier
-    melds = best_arrangement(mask_cards(knocker_hand)).melds
+    if meld_masks is None:
+        melds = best_arrangement(mask_cards(knocker_hand)).melds
+    else:
+        melds = [mask_cards(m) for m in meld_masks]
     ddw = best_defence(melds, mask_cards(defender_hand)).deadwood_count
     if kdw < ddw:
         return (ddw - kdw) * rules.multiplier
@@ -103,6 +113,8 @@ def play_out(hands: list[int], stock: list[int], pile: list[int], to_act: int, p
     may not discard (R6.3). ``hands``, ``stock`` (top = last) and ``pile`` (top = last) are
     modified in place. Returns points for seat 0 (negative when seat 1 scores; 0 at the wall)."""
     p = to_act
+    limits = (rules.knock_limit, rules.knock_limit if rules.opp_threshold is None
+              else min(rules.knock_limit, rules.opp_threshold))
     for _ in range(max_plies):
         if phase == "draw":
             h = hands[p]
@@ -115,7 +127,7 @@ def play_out(hands: list[int], stock: list[int], pile: list[int], to_act: int, p
             hands[p] = h | (1 << c)
         h = hands[p]
         dw, d = best_discard(h, forbidden)
-        if dw <= rules.knock_limit:
+        if dw <= limits[p]:
             pts = knock_points(h & ~(1 << d), hands[1 - p], rules)
             return pts if p == 0 else -pts
         hands[p] = h & ~(1 << d)

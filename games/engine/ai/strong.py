@@ -21,11 +21,18 @@ How a decision is made (only the :class:`PlayerView` is read):
    two best discards. Obvious moves (one legal action, gin, a discard-pile top with no partner in
    the hand, a single discard within the margin) are played at once.
 4. Determinized Monte Carlo: repeatedly sample the opponent's hidden hand (weighted) and the stock
-   order consistent with the view, preferring opponent hands that explain its last two turns
-   (:func:`plausible`: each discard its least-deadwood discard, no knock passed up; up to
-   ``filter_tries`` more draws per determinization, then a plausible hand found earlier), which
-   brings the sampled hands' deadwood close to the real one (measured against the baseline: real
-   29.7 points, unfiltered samples 42.6, filtered 31.8), and score every candidate on that same
+   order consistent with the view. With the adaptive opponent model (``opponent_model="adaptive"``,
+   the default; :mod:`.opponent`) a drawn hand is kept with probability the likelihood of the
+   opponent's last two turns under a style estimated from this match (its knock threshold, how
+   often it throws its least-deadwood card, what it takes and lets pass, learned from the hands
+   revealed at the end of each round and its public moves; a baseline prior until then); up to
+   ``filter_tries`` more draws per determinization, then the most likely hand drawn: no hand is
+   ruled out. The playouts let the opponent knock only at the estimated threshold. The earlier
+   model (``opponent_model="filter"``) keeps only hands that explain the last two turns as the
+   baseline would play them (:func:`plausible`: each discard its least-deadwood discard, no knock
+   passed up), which brought the sampled hands' deadwood close to a baseline opponent's (real 29.7
+   points, unfiltered samples 42.6, filtered 31.8) but rules out the real hand of an opponent that
+   plays otherwise. Every candidate is scored on the same
    sample (common random numbers): a knock is scored exactly against the sampled hand (lay-offs
    and undercut risk included, R7.6, R9.3), which also makes a discard that feeds the sampled
    opponent's melds costly; other actions are followed by a heuristic playout of the rest of
@@ -34,9 +41,14 @@ How a decision is made (only the :class:`PlayerView` is read):
 5. The search stops when the decision's share of the time budget is spent (seconds, read from the
    injectable ``clock``; a turn's budget is split between its two decisions, ``draw_share`` for
    the upcard or draw, the rest for the discard or knock, so a whole turn stays within it),
-   when ``max_iterations`` playouts were run, or (``early_stop``) when one candidate leads the
+   when ``max_iterations`` playouts were run (with no time budget this iteration budget is the
+   only limit and no clock is read: the choice is the same on any machine), or (``early_stop``) when one candidate leads the
    others by a clear statistical margin. The candidate with the best mean points is played if it
    beats the heuristic default (candidate 0) by ``confidence`` standard errors; else the default.
+6. A knock names its melds (R7.4): among the least-deadwood arrangements of the ten cards kept,
+   the one with the best mean points against the opponent hands sampled by the search (lay-offs
+   included, R7.6), the engine's default arrangement (RULES.md, note to R7.4) unless another does
+   strictly better on those samples.
 """
 
 from __future__ import annotations
@@ -48,11 +60,14 @@ from dataclasses import dataclass, field
 from typing import Callable
 
 from ..actions import Action, Discard, DrawDiscard, DrawStock, Knock, PassUpcard, TakeUpcard
+from ..cards import mask_cards
+from ..melds import FULL_MASK, mask_knock_arrangement, mask_least_deadwood_meld_sets, sort_meld
 from ..views import PlayerView
 from .base import decision_rng, forbidden_mask
 from .knowledge import _PARTNERS, Knowledge, mask_indices, read_knowledge, sample_hidden
-from .playout import (RANK, VALUE, SimRules, best_discard, knock_deadwoods, knock_points, play_out,
-                      wants_card)
+from .opponent import OpponentModel, Style, turn_likelihood
+from .playout import (RANK, VALUE, SimRules, best_discard, knock_deadwoods, knock_points, min_deadwood,
+                      play_out, wants_card)
 
 
 def stock_odds(k: Knowledge) -> list[tuple[int, float]]:
@@ -160,7 +175,7 @@ class SearchStats:
     """What the last decision's search did: ``iterations`` (playouts and knock evaluations run),
     ``determinizations`` (complete samples, each scoring every candidate), ``candidates`` (the
     actions compared), ``means`` (mean points per candidate over complete samples), ``elapsed``
-    (seconds by the policy's clock), ``searched`` (False when the move was obvious)."""
+    (seconds by the policy's clock; 0 without a time budget), ``searched`` (False when the move was obvious)."""
 
     iterations: int = 0
     determinizations: int = 0
@@ -176,10 +191,12 @@ class StrongPolicy:
 
     ``seed``: an int makes decisions reproducible given the view and the clock's readings;
     ``time_budget``: seconds of search per turn (default 0.2), of which an upcard or draw decision
-    (R5, R6.1) may use ``draw_share`` (0.3) and a discard or knock decision (R6.2, R7) the rest;
+    (R5, R6.1) may use ``draw_share`` (0.3) and a discard or knock decision (R6.2, R7) the rest,
+    or None for no time limit: then ``max_iterations`` is the iteration budget and the clock is
+    never read, so the choice does not depend on machine load (what tests use);
     ``clock``: a zero-argument
-    function returning seconds (default ``time.perf_counter``); ``max_iterations``: an optional cap
-    on playouts per move; ``early_stop``: stop when the leader is clear (default True);
+    function returning seconds (default ``time.perf_counter``); ``max_iterations``: a cap on
+    playouts per decision (None: none; required without a time budget); ``early_stop``: stop when the leader is clear (default True);
     ``max_discards``: how many discards are compared with a legal knock; ``search_discards`` and
     ``discard_margin`` (points of the heuristic score): how many discards, at most, are compared
     by search when no knock is legal, and how far behind the heuristic's best they may be;
@@ -189,8 +206,12 @@ class StrongPolicy:
     more opponent hands a determinization may draw to find a :func:`plausible` one (0: no
     filter), checking ``filter_depth`` (2) of the opponent's turns, with (``filter_knock``) or
     without the assumption that it knocks when it can, and (``filter_reuse``) falling back to
-    a plausible hand found earlier in the same search. After each ``choose``,
-    ``last_stats`` is a :class:`SearchStats`. Raises ``ValueError`` when the view has no legal action.
+    a plausible hand found earlier in the same search; ``opponent_model``: ``"adaptive"`` (the
+    default: hands weighted by the likelihood of the opponent's turns under the style estimated
+    in ``model``, an :class:`~.opponent.OpponentModel` fed by every view this policy sees) or
+    ``"filter"`` (the baseline-only filter above). After each ``choose``,
+    ``last_stats`` is a :class:`SearchStats`. Raises ``ValueError`` for a negative budget, for
+    neither a time budget nor an iteration cap, for another ``opponent_model``, and (``choose``) when the view has no legal action.
     """
 
     level = "strong"
@@ -201,14 +222,21 @@ class StrongPolicy:
     now_weight_late = 1.5
     feed_weight = 8.0
 
-    def __init__(self, *, seed: int | None = None, time_budget: float = 0.2,
+    def __init__(self, *, seed: int | None = None, time_budget: float | None = 0.2,
                  clock: Callable[[], float] = time.perf_counter, max_iterations: int | None = None,
                  early_stop: bool = True, max_discards: int = 2, confidence: float = 1.5,
                  search_discards: int = 8, discard_margin: float = 15.0, draw_share: float = 0.3,
                  filter_tries: int = 20, filter_knock: bool = True, filter_depth: int = 2,
-                 filter_reuse: bool = True):
-        if time_budget < 0:
+                 filter_reuse: bool = True, opponent_model: str = "adaptive"):
+        if time_budget is not None and time_budget < 0:
             raise ValueError("time_budget must be >= 0 seconds")
+        if time_budget is None and (max_iterations is None or max_iterations < 1):
+            raise ValueError("without a time_budget, max_iterations (the iteration budget) must be >= 1")
+        if opponent_model not in ("adaptive", "filter"):
+            raise ValueError("opponent_model must be 'adaptive' or 'filter'")
+        self.opponent_model = opponent_model
+        self.model = OpponentModel()
+        self._style: Style | None = None
         self.seed = seed
         self.time_budget = time_budget
         self.clock = clock
@@ -233,14 +261,18 @@ class StrongPolicy:
         if not legal:
             raise ValueError("no legal action in this view: it is not this seat's turn")
         self.last_stats = SearchStats()
+        self.model.observe(view)
         if len(legal) == 1:
             return legal[0]
         k = read_knowledge(view)
+        adaptive = self.opponent_model == "adaptive"
+        self._style = self.model.style() if adaptive else None
         rules = SimRules(
             knock_limit=view.knock_limit, gin_bonus=view.rules.gin_bonus,
             undercut_bonus=view.rules.undercut_bonus,
             multiplier=view.rules.multiplier_for(view.first_upcard),
-            forbid=view.rules.forbid_discarding_drawn_upcard)
+            forbid=view.rules.forbid_discarding_drawn_upcard,
+            opp_threshold=self._style.threshold if adaptive else None)
         cands = self._candidates(view, k, rules)
         if len(cands) == 1:
             return cands[0]
@@ -318,9 +350,12 @@ class StrongPolicy:
                 return True
         return VALUE[card] <= 3
 
-    def budget_for(self, view: PlayerView) -> float:
+    def budget_for(self, view: PlayerView) -> float | None:
         """Seconds of search this decision may use: ``draw_share`` of the turn's ``time_budget``
-        for an upcard or draw decision (R5, R6.1), the rest for a discard or knock (R6.2, R7)."""
+        for an upcard or draw decision (R5, R6.1), the rest for a discard or knock (R6.2, R7);
+        None without a time budget (an iteration budget only)."""
+        if self.time_budget is None:
+            return None
         if view.phase in ("upcard", "draw"):
             return self.time_budget * self.draw_share
         return self.time_budget * (1.0 - self.draw_share)
@@ -333,7 +368,8 @@ class StrongPolicy:
         clock = self.clock
         budget = self.budget_for(view)
         cap = self.max_iterations
-        start = clock()
+        timed = budget is not None
+        start = clock() if timed else 0.0
         unseen = mask_indices(k.unseen)
         pile = [c.index for c in view.discard_pile]
         nc = len(cands)
@@ -343,17 +379,19 @@ class StrongPolicy:
         stop = False
         i_am_dealer = view.seat == view.dealer
         pool: list[int] = []
+        opps: list[int] = []  # the opponent hand of each complete sample
         while not stop:
             opp, stock = self._sample(k, rules, rng, unseen, pool)
             row = []
             for a in cands:
-                if clock() - start >= budget or (cap is not None and iterations >= cap):
+                if (timed and clock() - start >= budget) or (cap is not None and iterations >= cap):
                     stop = True
                     break
                 row.append(self._evaluate(a, k.own, opp, stock, pile, rules, view, i_am_dealer))
                 iterations += 1
             if len(row) == nc:
                 rows.append(row)
+                opps.append(opp)
                 for i, v in enumerate(row):
                     sums[i] += v
                 if self.early_stop and len(rows) >= 24 and len(rows) % 8 == 0 and self._clear(rows, sums):
@@ -364,7 +402,7 @@ class StrongPolicy:
         st.determinizations = n
         st.candidates = [a.to_dict() for a in cands]
         st.means = [s / n for s in sums] if n else []
-        st.elapsed = clock() - start
+        st.elapsed = clock() - start if timed else 0.0
         st.searched = True
         if n == 0:
             return cands[0]
@@ -372,7 +410,30 @@ class StrongPolicy:
         if best != 0 and not self._beats_default(rows, best):
             best = 0
         st.chosen = best
+        if type(cands[best]) is Knock:
+            return self._arrange_knock(cands[best], view, k, rules, opps)
         return cands[best]
+
+    def _arrange_knock(self, knock: Knock, view: PlayerView, k: Knowledge, rules: SimRules,
+                       opps: list[int]) -> Knock:
+        """The knock with the melds to lay (R7.4): among the least-deadwood arrangements of the ten
+        cards kept, the best mean points against the opponent hands sampled by the search
+        (lay-offs included, R7.6); the engine's default arrangement (RULES.md, note to R7.4) unless
+        another does strictly better on these samples. Without a choice, or for gin (no lay-offs,
+        R9.4), the knock is returned as it is (the engine arranges it)."""
+        hand = k.own & ~knock.card.bit
+        options = mask_least_deadwood_meld_sets(hand)
+        if len(options) < 2 or not opps or min_deadwood(hand) == 0:
+            return knock
+        live = FULL_MASK & ~k.own & ~k.dead
+        default = mask_knock_arrangement(hand, live, k.opp_known)
+        best, best_total = default, sum(knock_points(hand, opp, rules, default) for opp in opps)
+        for ms in options:
+            if ms != default:
+                total = sum(knock_points(hand, opp, rules, ms) for opp in opps)
+                if total > best_total:
+                    best, best_total = ms, total
+        return Knock(knock.card, tuple(sort_meld(mask_cards(m)) for m in best))
 
     def _sample(self, k: Knowledge, rules: SimRules, rng: random.Random, unseen: list[int],
                 pool: list[int]) -> tuple[int, list[int]]:
@@ -383,6 +444,8 @@ class StrongPolicy:
         opp, stock = sample_hidden(k, rng, unseen)
         if not self.filter_tries or not k.opp_turns:
             return opp, stock
+        if self.opponent_model == "adaptive":
+            return self._sample_adaptive(k, rules, rng, unseen, opp, stock)
         for attempt in range(self.filter_tries + 1):
             if attempt:
                 opp, stock = sample_hidden(k, rng, unseen)
@@ -394,6 +457,29 @@ class StrongPolicy:
             stock = [c for c in unseen if not opp >> c & 1]
             rng.shuffle(stock)
         return opp, stock
+
+    def _sample_adaptive(self, k: Knowledge, rules: SimRules, rng: random.Random, unseen: list[int],
+                         opp: int, stock: list[int]) -> tuple[int, list[int]]:
+        """The adaptive model's determinization: a drawn opponent hand is kept with probability
+        :func:`~.opponent.turn_likelihood` under the estimated style (``self._style``), so hands
+        are sampled in proportion to their weight times that likelihood; after ``filter_tries``
+        more draws, the most likely hand drawn is used. No hand is ever ruled out."""
+        style = self._style if self._style is not None else Style()
+        best = (-1.0, opp, stock)
+        depth = self.filter_depth
+        for attempt in range(self.filter_tries + 1):
+            if attempt:
+                opp, stock = sample_hidden(k, rng, unseen)
+            u = rng.random()
+            # The exact likelihood is needed only when it might accept (u below it) or beat the
+            # best hand so far; when the last turn's factor (an upper bound) does neither, the
+            # outcome is the same with it.
+            a = turn_likelihood(opp, k, style, rules, depth, below=min(u, best[0]))
+            if u < a:
+                return opp, stock
+            if a > best[0]:
+                best = (a, opp, stock)
+        return best[1], best[2]
 
     def _beats_default(self, rows: list[list[int]], i: int) -> bool:
         """True when candidate ``i`` beats the heuristic default (candidate 0) by more than

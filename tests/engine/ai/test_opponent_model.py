@@ -202,7 +202,7 @@ def test_search_samples_only_plausible_hands_when_it_can():
         r = rules(view.knock_limit, True)
         unseen = [c for c in range(52) if k.unseen >> c & 1]
         for on in (True, False):
-            p = StrongPolicy(seed=1, filter_tries=20 if on else 0)
+            p = StrongPolicy(seed=1, filter_tries=20 if on else 0, opponent_model="filter")
             pool: list[int] = []
             for i in range(5):
                 was_empty = not pool

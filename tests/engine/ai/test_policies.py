@@ -2,22 +2,35 @@
 that depend only on what the seat may see, and the strong level's time budget. No database."""
 from __future__ import annotations
 
+import functools
 import random
 from dataclasses import replace
 
 import pytest
 
-from games.engine import RuleSet, apply, deal, new_match, player_view, shuffled_deck, sort_cards
+from games.engine import (Card, DrawStock, Knock, PassUpcard, RuleSet, apply, cards_mask, deal, new_match,
+                          parse_cards, player_view, shuffled_deck, sort_cards)
 from games.engine.ai import LEVELS, RandomPolicy, SimplePolicy, StrongPolicy, get_policy
+from games.engine.ai.knowledge import read_knowledge
+from games.engine.ai.playout import SimRules
+
+from ..support import start
 
 
 def make(level: str, seed: int, **strong_kw):
-    """A policy for tests: the strong level capped at a few playouts per move so the suite is fast."""
+    """A policy for tests: the strong level with an iteration budget of a few playouts per move (no
+    clock: the same moves on any machine) so the suite is fast."""
     if level == "strong":
-        kw = {"time_budget": 10.0, "max_iterations": 6}
+        kw = {"time_budget": None, "max_iterations": 4}
         kw.update(strong_kw)
         return StrongPolicy(seed=seed, **kw)
     return get_policy(level, seed=seed)
+
+
+def is_legal(action, view) -> bool:
+    """One of the view's legal actions, or a knock of a listed card with melds (R7.4: legal
+    actions list knocks without melds; the strong level names its melds)."""
+    return action in view.legal_actions or (isinstance(action, Knock) and Knock(action.card) in view.legal_actions)
 
 
 def play_rounds(policies, rules: RuleSet, rounds: int, seed: int) -> int:
@@ -35,7 +48,7 @@ def play_rounds(policies, rules: RuleSet, rounds: int, seed: int) -> int:
         seat = state.to_act
         view = player_view(state, seat)
         action = policies[seat].choose(view)
-        assert action in view.legal_actions, (action, view.legal_actions)
+        assert is_legal(action, view), (action, view.legal_actions)
         state, events = apply(state, seat, action)
         decisions += 1
         if any(e.type == "round_ended" for e in events):
@@ -44,7 +57,7 @@ def play_rounds(policies, rules: RuleSet, rounds: int, seed: int) -> int:
 
 
 @pytest.mark.parametrize("variant", ["oklahoma", "classic"])
-@pytest.mark.parametrize("level,rounds", [("random", 300), ("simple", 300), ("strong", 120)])
+@pytest.mark.parametrize("level,rounds", [("random", 300), ("simple", 300), ("strong", 60)])
 def test_every_policy_plays_legal_actions_only(level, rounds, variant):
     # Against itself and against the random level, so that odd positions come up too.
     rules = RuleSet(variant=variant)
@@ -94,8 +107,10 @@ def reshuffle_hidden(state, seat: int, rng: random.Random):
     return replace(state, round=replace(r, hands=hands, stock=tuple(pool[len(hidden):])))
 
 
+@functools.lru_cache(maxsize=None)
 def positions(n: int, seed: int):
-    """``n`` positions from games between the simple and random levels, in every phase."""
+    """``n`` positions from games between the simple and random levels, in every phase (made once
+    per ``(n, seed)`` and shared by the tests: states are immutable)."""
     rng = random.Random(seed)
     players = [SimplePolicy(), RandomPolicy(seed=seed)]
     out = []
@@ -110,7 +125,7 @@ def positions(n: int, seed: int):
         if rng.random() < 0.15:
             out.append((state, seat))
         state, _ = apply(state, seat, players[rng.randrange(2)].choose(player_view(state, seat)))
-    return out
+    return tuple(out)
 
 
 class FakeClock:
@@ -130,8 +145,8 @@ class FakeClock:
 
 def fresh(level: str):
     if level == "strong":
-        # A deterministic clock, so the search runs exactly as many playouts both times.
-        return StrongPolicy(seed=7, time_budget=0.5, clock=FakeClock(1 / 64), early_stop=False)
+        # An iteration budget, so the search runs exactly as many playouts both times.
+        return StrongPolicy(seed=7, time_budget=None, max_iterations=12, early_stop=False)
     return get_policy(level, seed=7)
 
 
@@ -153,8 +168,8 @@ def test_choice_is_unchanged_when_hidden_cards_are_shuffled(level):
 def test_strong_choice_depends_on_the_seed_stream_not_on_earlier_calls():
     # A seeded policy decides from (seed, view): calling it on other views first changes nothing.
     (state, seat), *others = positions(6, seed=5)
-    p1 = StrongPolicy(seed=3, max_iterations=30, time_budget=10.0)
-    p2 = StrongPolicy(seed=3, max_iterations=30, time_budget=10.0)
+    p1 = StrongPolicy(seed=3, max_iterations=30, time_budget=None)
+    p2 = StrongPolicy(seed=3, max_iterations=30, time_budget=None)
     for s, st in others:
         p2.choose(player_view(s, st))
     assert p1.choose(player_view(state, seat)) == p2.choose(player_view(state, seat))
@@ -164,11 +179,12 @@ def test_strong_choice_depends_on_the_seed_stream_not_on_earlier_calls():
 # The strong level's time budget
 
 
+@functools.lru_cache(maxsize=None)
 def searched_position():
-    """A discard decision with several real options (the search runs)."""
+    """A discard decision with several real options (the search runs); found once, shared."""
     for state, seat in positions(200, seed=8):
         if state.phase == "discard":
-            p = StrongPolicy(seed=1, max_iterations=1, time_budget=10.0)
+            p = StrongPolicy(seed=1, max_iterations=1, time_budget=None)
             p.choose(player_view(state, seat))
             if p.last_stats.searched and len(p.last_stats.candidates) >= 3:
                 return state, seat
@@ -216,9 +232,29 @@ def test_strong_never_exceeds_budget_with_early_stop():
         assert p.last_stats.iterations >= min(24 * len(p.last_stats.candidates), allowed - 1)
 
 
+def test_an_iteration_budget_reads_no_clock_and_fixes_the_choice():
+    """get_policy(iterations=n): exactly n playouts per searched decision, the clock never read
+    (it would raise), so a seeded policy makes the same choices however loaded the machine."""
+    def no_clock():
+        raise AssertionError("the clock was read")
+
+    state, seat = searched_position()
+    view = player_view(state, seat)
+    a = get_policy("strong", seed=4, iterations=40, clock=no_clock)
+    b = get_policy("strong", seed=4, iterations=40, clock=no_clock)
+    assert a.time_budget is None and a.max_iterations == 40
+    assert a.choose(view) == b.choose(view)
+    assert a.last_stats.iterations <= 40 and a.last_stats.elapsed == 0.0
+    assert a.last_stats.means == b.last_stats.means
+    with pytest.raises(ValueError):
+        get_policy("strong", iterations=0)
+    with pytest.raises(ValueError):
+        StrongPolicy(time_budget=None)
+
+
 def test_strong_iteration_cap():
     state, seat = searched_position()
-    p = StrongPolicy(seed=2, time_budget=100.0, max_iterations=17, early_stop=False)
+    p = StrongPolicy(seed=2, time_budget=None, max_iterations=17, early_stop=False)
     p.choose(player_view(state, seat))
     assert p.last_stats.iterations == 17
     ncand = len(p.last_stats.candidates)
@@ -259,12 +295,12 @@ def test_discards_are_searched_from_the_heuristic_best():
         view = player_view(state, seat)
         if state.phase != "discard" or any(isinstance(a, Knock) for a in view.legal_actions):
             continue
-        only = StrongPolicy(seed=1, search_discards=1, max_iterations=40, time_budget=10.0)
+        only = StrongPolicy(seed=1, search_discards=1, max_iterations=16, time_budget=None)
         best = only.choose(view)
         assert not only.last_stats.searched and isinstance(best, Discard)
-        p = StrongPolicy(seed=1, search_discards=4, max_iterations=40, time_budget=10.0)
+        p = StrongPolicy(seed=1, search_discards=4, max_iterations=16, time_budget=None)
         chosen = p.choose(view)
-        assert chosen in view.legal_actions
+        assert is_legal(chosen, view)
         if p.last_stats.searched:
             searched += 1
             cands = p.last_stats.candidates
@@ -275,3 +311,25 @@ def test_discards_are_searched_from_the_heuristic_best():
         else:
             assert chosen == best
     assert searched >= 10
+
+
+def test_strong_lays_its_knock_by_the_sampled_defender_hands():
+    """Issue 16's knocker (AS and 5-6-7 of spades, clubs and diamonds, discarding QC; R7.4). Against
+    a sampled defender 5H 6H 10H JS QD KS 2C 3D 9C 2H (no meld, 67 points) three sets take the
+    lay-offs 5H and 6H (55 for the knocker) while three runs take none (67 - 1 = 66): runs.
+    Against issue 16's defender 3S 4S 8S 4C 8C 4D 8D 5H 6H 7H three sets win 2 and three runs
+    lose an undercut of 11: sets, which is also the engine's default (RULES.md, note to R7.4)."""
+    state = start("AS 5S 6S 7S 5C 6C 7C 5D 6D 7D", "3S 4S 8S 4C 8C 4D 8D 5H 6H 7H", "KH", "QC")
+    state = apply(apply(apply(state, 1, PassUpcard())[0], 0, PassUpcard())[0], 1, DrawStock())[0]
+    view = player_view(state, 1)
+    k = read_knowledge(view)
+    rules = SimRules(knock_limit=10, gin_bonus=25, undercut_bonus=10, multiplier=1, forbid=True)
+    knock = Knock(Card.parse("QC"))
+    sets = {parse_cards(m) for m in ("5C 5D 5S", "6C 6D 6S", "7C 7D 7S")}
+    runs = {parse_cards(m) for m in ("5C 6C 7C", "5D 6D 7D", "5S 6S 7S")}
+    p = StrongPolicy(seed=1)
+    lay_offs_on_sets = cards_mask(parse_cards("5H 6H 10H JS QD KS 2C 3D 9C 2H"))
+    undercut = cards_mask(parse_cards("3S 4S 8S 4C 8C 4D 8D 5H 6H 7H"))
+    assert set(p._arrange_knock(knock, view, k, rules, [lay_offs_on_sets]).melds) == runs
+    assert set(p._arrange_knock(knock, view, k, rules, [undercut]).melds) == sets
+    assert set(p._arrange_knock(knock, view, k, rules, [undercut, lay_offs_on_sets]).melds) == sets  # 57 vs 55

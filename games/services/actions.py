@@ -1,0 +1,142 @@
+"""Actions: what a seated player does in an active match. ``action_submit`` applies one engine
+action (draw, discard, knock, ... in the engine's JSON form) at an expected version, with
+idempotency keys and the deadline check; ``game_resign`` ends the match for the opponent.
+
+The engine decides legality (``games.engine.apply``); ``common._action_apply`` writes the result
+(Move, Round result, next deal, turn clock, version, notification events). A person's action that
+arrives after their turn's deadline applies the timeout instead (``deadlines._turn_timeout_apply``,
+under the same lock).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from django.db import transaction
+from django.utils import timezone
+
+from games import engine
+from notifications.services import events_create
+from okgin_project.errors import Conflict, NotFound, StaleVersion
+from players.models import Player
+
+from .. import notices as game_notices
+from ..idempotency import StoredResponse, action_idempotency_store, idempotency_replay
+from ..models import EndReason, Game, GameStatus
+from ..presenters import game_detail_dict
+from .common import (_action_apply, _ai_turn_schedule_if_due, _game_lock, _match_finish, _turn_expired,
+                     _version_bump)
+from .deadlines import _turn_timeout_apply
+from .vacation import game_vacations_expire
+
+_VACATION_RAN_OUT = object()  # sentinel: see action_submit (never a real answer)
+
+
+@dataclass(frozen=True)
+class ActionResponse:
+    """What ``action_submit`` answers: an HTTP ``status`` and the JSON ``body`` (``replayed``: this is
+    the stored first response to an earlier request with the same Idempotency-Key)."""
+
+    status: int
+    body: dict
+    replayed: bool = False
+
+
+class TurnExpired(Conflict):
+    """The deadline of the turn passed before the action arrived (409 ``turn_expired``); the
+    timeout was applied instead and the action was not."""
+
+    code = "turn_expired"
+    default_message = "The time for this turn ran out before your action arrived; the timeout was applied."
+
+
+def action_submit(
+    *,
+    game_id: int,
+    player: Player,
+    expected_version: int,
+    action: dict,
+    idempotency_key: str | None = None,
+) -> ActionResponse:
+    """Apply ``player``'s ``action`` (engine JSON form) to the game if it is at ``expected_version``.
+
+    Locks the game row first (required: it serializes concurrent submissions). With an
+    ``idempotency_key`` the first successful response is stored and returned again for a retry
+    with the same key and request (``replayed=True``), without applying anything.
+    Returns an ``ActionResponse`` with status 200 and ``{"game": detail, "events": [...]}`` (events
+    redacted for the player). Raises ``NotFound`` (not seated), ``Conflict`` ``game_not_active``,
+    ``StaleVersion``, ``ServiceError`` ``idempotency_key_reused`` (422), or the engine's errors
+    (``malformed_action``, ``not_your_turn``, ``illegal_action``, ``knock_over_limit``, ... with the rule).
+    Nothing of the action is written when it raises. ``TurnExpired`` (409 ``turn_expired``) when the
+    turn's deadline had passed: then the timeout is applied and committed (under the same lock)
+    instead of the action. When the action makes it an AI seat's turn, that turn is queued after
+    commit. (The AI's own actions and auto-played turns do not come through here:
+    ``ai._ai_action_play``.)
+    """
+    for _attempt in range(2):
+        with transaction.atomic():
+            response = _action_submit_locked(
+                game_id=game_id, player=player, expected_version=expected_version, action=action,
+                idempotency_key=idempotency_key, pause_check=_attempt == 0,
+            )
+        if response is not _VACATION_RAN_OUT:
+            break
+        # A vacation ran out and is not applied yet: apply it (it locks players before games, so
+        # not under this game's lock), then try the action again on the running clock.
+        game_vacations_expire(game_id=game_id)
+    if response is None:
+        raise TurnExpired()
+    return response
+
+
+def _action_submit_locked(
+    *, game_id, player, expected_version, action, idempotency_key, pause_check=True,
+) -> ActionResponse | None:
+    game = _game_lock(game_id=game_id)
+    seat = game.seat_of(player)
+    if seat is None:
+        raise NotFound("No such game.")
+    request = {"version": expected_version, "action": action}
+    scope = {"player": player, "operation": "action", "game_id": game.pk, "key": idempotency_key, "request": request}
+    if idempotency_key:
+        replay = idempotency_replay(**scope)
+        if replay is not None:
+            return ActionResponse(status=replay.status, body=replay.body, replayed=True)
+    if game.status != GameStatus.ACTIVE:
+        raise Conflict("The game is not in play.", code="game_not_active")
+    if pause_check and game.paused_until is not None and game.paused_until <= timezone.now():
+        return _VACATION_RAN_OUT
+    if _turn_expired(game):
+        _turn_timeout_apply(game=game)
+        return None
+    if expected_version != game.version:
+        raise StaleVersion(detail={"current_version": game.version})
+    parsed = engine.action_from_dict(action)
+    events = _action_apply(game=game, seat=seat, action=parsed)
+    body = {
+        "game": game_detail_dict(game, seat),
+        "events": [engine.redact_event(e, seat) for e in events],
+    }
+    if idempotency_key:
+        action_idempotency_store(player=player, game=game, key=idempotency_key, request=request,
+                                 response=StoredResponse(status=200, body=body))
+    _ai_turn_schedule_if_due(game=game)
+    return ActionResponse(status=200, body=body)
+
+
+def game_resign(*, game_id: int, player: Player) -> Game:
+    """``player`` resigns an active match: the opponent wins the match (end reason ``resigned``).
+
+    Raises ``NotFound`` (not seated), ``Conflict`` ``game_not_active``.
+    """
+    with transaction.atomic():
+        game = _game_lock(game_id=game_id)
+        seat = game.seat_of(player)
+        if seat is None:
+            raise NotFound("No such game.")
+        if game.status != GameStatus.ACTIVE:
+            raise Conflict("The game is not in play.", code="game_not_active")
+        _match_finish(game=game, winner_seat=1 - seat, reason=EndReason.RESIGNED)
+        _version_bump(game)
+        game.save()
+        events_create(notices=game_notices.match_over_notices(game))
+        return game

@@ -1,0 +1,326 @@
+"""Live updates: wake requests that long-poll (``GET events/?wait=``, ``GET games/{id}/?wait=``).
+
+A *key* names what a request waits for: ``"p<player id>"`` (a new event in that player's feed) or
+``"g<game id>"`` (that game changed). Writers call :func:`live_publish` with the keys their
+committed change touched (``events_create`` does it after commit); a waiting request wakes and
+reads the database again. Nothing is sent through the hub but keys: the database stays the truth.
+
+Two hubs, chosen by ``OKGIN_LIVE_BACKEND`` (env ``LIVE_BACKEND``):
+
+- ``local`` (the embedded default: one process, tasks in-process): a ``threading.Condition``
+  and a counter per key that somebody is waiting on.
+- ``redis`` (default with ``DATABASE_URL``: several web processes and Celery workers): a publish
+  is a Redis ``PUBLISH`` on ``okgin:live:<db>:<key>`` (``<db>``: the database number of
+  ``OKGIN_LIVE_REDIS_URL``; pub/sub channels are shared by all Redis databases, so deployments on
+  one Redis keep apart like their data); each web process runs one listener thread
+  (``PSUBSCRIBE okgin:live:<db>:*``, one Redis connection per process however many requests wait)
+  that feeds its own local hub. When the listener (re)connects it wakes every waiter, which reads
+  the database again, so a publish lost while Redis was away delays nobody past that moment.
+
+A waiter never sleeps in a loop: it takes a *mark* (the key's counter) before it reads the
+database and waits for the counter to move past it, so a change committed between the read and
+the wait is not missed.
+"""
+from __future__ import annotations
+
+import logging
+import os
+import threading
+import time
+from typing import Iterable
+
+from django.conf import settings
+
+from okgin_project.errors import ServiceError
+
+logger = logging.getLogger(__name__)
+
+
+def channel_prefix(url: str) -> str:
+    """``okgin:live:<db>:`` for a Redis URL of database ``<db>`` (0 when the URL names none)."""
+    from urllib.parse import urlsplit
+
+    path = urlsplit(url).path.strip("/")
+    return f"okgin:live:{path if path.isdigit() else 0}:"
+
+
+class LiveUnavailable(ServiceError):
+    """Waiting is not possible now (the Redis listener cannot connect): 503 ``live_unavailable``,
+    retry after ``Retry-After`` seconds. Nothing was changed."""
+
+    code = "live_unavailable"
+    status = 503
+    retry_after = 2
+    default_message = "Live updates are unavailable for a moment; retry shortly."
+
+
+def player_key(player_id: int) -> str:
+    """The key of ``player_id``'s event feed."""
+    return f"p{player_id}"
+
+
+def game_key(game_id: int) -> str:
+    """The key of changes to game ``game_id``."""
+    return f"g{game_id}"
+
+
+class LocalHub:
+    """In-process hub: ``mark(key)`` before reading, ``wait(key, mark, timeout)`` after; a
+    ``publish`` of the key in between makes ``wait`` return at once. Counters exist only while
+    somebody waits on the key (``release``)."""
+
+    def __init__(self) -> None:
+        self._cv = threading.Condition()
+        self._counts: dict[str, int] = {}
+        self._waiters: dict[str, int] = {}
+
+    def mark(self, key: str) -> int:
+        """Register interest in ``key`` and return its counter (pair with ``release``)."""
+        with self._cv:
+            self._waiters[key] = self._waiters.get(key, 0) + 1
+            return self._counts.setdefault(key, 0)
+
+    def release(self, key: str) -> None:
+        with self._cv:
+            left = self._waiters.get(key, 0) - 1
+            if left <= 0:
+                self._waiters.pop(key, None)
+                self._counts.pop(key, None)
+            else:
+                self._waiters[key] = left
+
+    def wait(self, key: str, mark: int, timeout: float) -> bool:
+        """Block until ``key`` was published after ``mark`` (True) or ``timeout`` seconds pass
+        (False)."""
+        with self._cv:
+            return self._cv.wait_for(lambda: self._counts.get(key, mark) != mark, timeout=max(0.0, timeout))
+
+    def publish(self, keys: Iterable[str]) -> None:
+        """Wake the waiters of ``keys`` (keys nobody waits on are ignored)."""
+        with self._cv:
+            woke = False
+            for key in keys:
+                if key in self._counts:
+                    self._counts[key] += 1
+                    woke = True
+            if woke:
+                self._cv.notify_all()
+
+    def publish_all(self) -> None:
+        """Wake every waiter (they read the database again)."""
+        with self._cv:
+            for key in self._counts:
+                self._counts[key] += 1
+            self._cv.notify_all()
+
+    def waiting(self) -> int:
+        """How many requests wait now (for tests and benchmarks)."""
+        with self._cv:
+            return sum(self._waiters.values())
+
+    def ready(self) -> None:
+        """Nothing to start in-process."""
+
+    def listening(self) -> bool:
+        """True when a ``wait`` now would be woken by a publish (in-process: always)."""
+        return True
+
+    def send(self, keys: list[str]) -> None:
+        self.publish(keys)
+
+
+class RedisHub(LocalHub):
+    """The local hub fed by one Redis pub/sub listener thread per process (see the module doc)."""
+
+    def __init__(self, url: str) -> None:
+        super().__init__()
+        self.url = url
+        self.prefix = channel_prefix(url)
+        self._lock = threading.Lock()
+        self._thread: threading.Thread | None = None
+        self._pid: int | None = None
+        self._subscribed = threading.Event()
+        self._closed = threading.Event()
+        self._publisher = None
+
+    def _client(self):
+        import redis
+
+        return redis.Redis.from_url(self.url, socket_connect_timeout=2, socket_timeout=5,
+                                    health_check_interval=30)
+
+    def send(self, keys: list[str]) -> None:
+        """``PUBLISH`` each key (errors are logged: the change is committed; waiters wake at their
+        timeout at the latest)."""
+        import redis
+
+        try:
+            with self._lock:
+                if self._publisher is None or self._pid_changed():
+                    self._publisher = self._client()
+                publisher = self._publisher
+            pipe = publisher.pipeline(transaction=False)
+            for key in keys:
+                pipe.publish(self.prefix + key, "1")
+            pipe.execute()
+        except redis.RedisError as exc:
+            logger.warning("live publish of %s failed: %s", keys, exc)
+
+    def _pid_changed(self) -> bool:
+        return self._pid is not None and self._pid != os.getpid()
+
+    def ready(self, timeout: float = 3.0) -> None:
+        """Start this process's listener if needed and wait until it is subscribed. Raises
+        ``LiveUnavailable`` if it is not within ``timeout`` seconds."""
+        with self._lock:
+            if self._thread is None or not self._thread.is_alive() or self._pid_changed():
+                self._pid = os.getpid()  # a forked child starts its own listener
+                self._publisher = None
+                self._subscribed = threading.Event()
+                self._thread = threading.Thread(target=self._listen, args=(self._subscribed,),
+                                                name="okgin-live", daemon=True)
+                self._thread.start()
+            subscribed = self._subscribed
+        if not subscribed.wait(timeout):
+            raise LiveUnavailable()
+
+    def listening(self) -> bool:
+        """True when this process's listener runs and is subscribed (no waiting, no Redis call)."""
+        thread = self._thread
+        return (thread is not None and thread.is_alive() and not self._pid_changed()
+                and self._subscribed.is_set())
+
+    def _listen(self, subscribed: threading.Event) -> None:
+        import redis
+
+        backoff = 0.5
+        while not self._closed.is_set():
+            pubsub = None
+            try:
+                pubsub = self._client().pubsub(ignore_subscribe_messages=False)
+                pubsub.psubscribe(self.prefix + "*")
+                while not self._closed.is_set():
+                    message = pubsub.get_message(timeout=1.0)  # blocks on the socket
+                    if message is None:
+                        continue
+                    kind = message.get("type")
+                    if kind == "psubscribe":
+                        subscribed.set()
+                        backoff = 0.5
+                        self.publish_all()  # anything published while we were away: read again
+                    elif kind == "pmessage":
+                        channel = message["channel"]
+                        if isinstance(channel, bytes):
+                            channel = channel.decode()
+                        self.publish([channel[len(self.prefix):]])
+            except redis.RedisError as exc:
+                subscribed.clear()
+                logger.warning("live listener lost Redis (%s); reconnecting in %.1f s", exc, backoff)
+            except Exception:  # keep the listener alive
+                subscribed.clear()
+                logger.exception("live listener failed; restarting")
+            finally:
+                if pubsub is not None:
+                    try:
+                        pubsub.close()
+                    except Exception:  # noqa: BLE001 - closing a broken connection
+                        pass
+            self._closed.wait(backoff)  # only between reconnection attempts
+            backoff = min(backoff * 2, 5.0)
+
+    def close(self) -> None:
+        """Stop this process's listener (tests)."""
+        self._closed.set()
+
+
+def _connection_release() -> None:
+    """Close this thread's database connection before a long wait (outside a transaction), so
+    that waiting requests do not hold PostgreSQL connections; the next query opens a new one."""
+    from django.db import connection
+
+    if not connection.in_atomic_block:
+        connection.close()
+
+
+_hub: LocalHub | None = None
+_hub_lock = threading.Lock()
+
+
+def hub() -> LocalHub:
+    """This process's hub (``OKGIN_LIVE_BACKEND``: ``local`` or ``redis``)."""
+    global _hub
+    with _hub_lock:
+        if _hub is None:
+            if settings.OKGIN_LIVE_BACKEND == "redis":
+                _hub = RedisHub(settings.OKGIN_LIVE_REDIS_URL)
+            else:
+                _hub = LocalHub()
+        return _hub
+
+
+def live_publish(keys: Iterable[str]) -> None:
+    """Wake the requests waiting on ``keys`` now (call it after the change committed)."""
+    keys = sorted(set(keys))
+    if keys:
+        hub().send(keys)
+
+
+def live_publish_after_commit(notices) -> None:
+    """After the current transaction commits, wake the requests waiting on the feeds of the
+    notices' recipients (people; ``notices``: objects with ``player``, e.g.
+    ``notifications.services.Notice``). Requests waiting on a game are woken by the change of its
+    version instead (:func:`live_game_publish_after_commit`): an event is not always a change of
+    the game view, and a change of the game view (a withdrawn invitation) not always an event."""
+    from django.db import transaction
+
+    keys = {player_key(n.player.pk) for n in notices if n.player is not None and not n.player.is_ai}
+    if keys:
+        transaction.on_commit(PublishAfterCommit(keys))
+
+
+def live_game_publish_after_commit(game_id: int) -> None:
+    """After the current transaction commits, wake the requests long-polling game ``game_id``'s
+    view (``GET games/{id}/?wait=``). Called by ``games.services.common._version_bump``, through
+    which every change a player of the game can see goes."""
+    from django.db import transaction
+
+    transaction.on_commit(PublishAfterCommit({game_key(game_id)}))
+
+
+class PublishAfterCommit:
+    """The after-commit callback of :func:`live_publish_after_commit` (a class, so that tests
+    counting the tasks queued after commit can tell it apart)."""
+
+    def __init__(self, keys) -> None:
+        self.keys = keys
+
+    def __call__(self) -> None:
+        live_publish(self.keys)
+
+
+def live_wait(key: str, *, timeout: float, check):
+    """Call ``check()`` until it returns something truthy (returned) or ``timeout`` seconds pass
+    (then the last falsy result is returned). ``check`` reads the database; between calls the
+    request sleeps on the hub until ``key`` is published. With the hub listening the key's mark is
+    taken before the first ``check``, so an unchanged read is not repeated before the first wait.
+    Raises ``LiveUnavailable``."""
+    h = hub()
+    if timeout <= 0 or not h.listening():
+        # No waiting asked, or this process's hub is not listening yet (its first long-poll, or
+        # Redis away): an answer that is ready needs no hub; otherwise start it (or fail) below.
+        result = check()
+        if result or timeout <= 0:
+            return result
+        h.ready()
+    deadline = time.monotonic() + timeout
+    while True:
+        mark = h.mark(key)
+        try:
+            result = check()
+            left = deadline - time.monotonic()
+            if result or left <= 0:
+                return result
+            _connection_release()
+            h.wait(key, mark, left)
+        finally:
+            h.release(key)

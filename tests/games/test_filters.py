@@ -1,0 +1,38 @@
+"""Filters of "my games": a date-time that overflows once made UTC is the first or last instant (it
+was a 500 on the embedded SQLite database, then a 400 for a date-time the schema allows)."""
+import pytest
+from rest_framework.test import APIRequestFactory
+
+from games.filters import MyGamesFilter
+from games.models import Game
+from players.models import Player
+
+EDGES = [("created_before", "0001-01-01T00:00:00+14:00"), ("created_after", "9999-12-31T23:59:59-14:00"),
+         ("finished_before", "9999-12-31T23:59:59-14:00"), ("finished_after", "0001-01-01T00:00:00+14:00")]
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("name,moment", EDGES)
+def test_a_date_outside_utc_is_the_first_or_last_instant(alice, name, moment):
+    """A valid RFC 3339 date-time outside UTC's range is the first (year 1 at +14:00) or last
+    (9999 at -14:00) instant: a filter on it keeps everything or nothing, never a 400 or a 500."""
+    from datetime import datetime, timezone
+
+    request = APIRequestFactory().get("/api/v1/games/")
+    request.user = Player.objects.get(name="alice").user
+    f = MyGamesFilter(data={name: moment}, queryset=Game.objects.all(), request=request)
+    assert f.is_valid()
+    edge = datetime.min if moment.startswith("0001") else datetime.max
+    assert f.form.cleaned_data[name] == edge.replace(tzinfo=timezone.utc)
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("name,moment,kept", [
+    ("created_before", "0001-01-01T00:00:00+14:00", 0), ("created_after", "0001-01-01T00:00:00+14:00", 1),
+    ("created_after", "9999-12-31T23:59:59-14:00", 0), ("created_before", "9999-12-31T23:59:59-14:00", 1)])
+def test_the_lists_take_a_date_outside_utc(alice, name, moment, kept):
+    """The game created now is after the first instant and before the last one."""
+    alice.post("/api/v1/games/new/", {"kind": "ai", "ai_level": "random"}, format="json")
+    r = alice.get("/api/v1/games/", {name: moment})
+    assert r.status_code == 200 and len(r.json()["results"]) == kept
+    assert alice.get("/api/v1/players/alice/games.ndjson", {name: moment}).status_code == 200

@@ -1,0 +1,58 @@
+"""Each error code of issue 11 (accounts, devices, push settings, long-polls) answered by the API,
+with the error shape (``assert_error``), and nothing written."""
+import pytest
+from push_notifications.models import APNSDevice
+
+from notifications import live
+from tests.helpers import assert_error
+
+API = "/api/v1"
+
+
+@pytest.mark.django_db
+@pytest.mark.error_code("wrong_password")
+def test_wrong_password(bob):
+    assert_error(bob.post(f"{API}/me/password/", {"current_password": "nope-nope-1",
+                                                   "new_password": "another-long-phrase"}, format="json"),
+                 "wrong_password")
+    assert_error(bob.post(f"{API}/me/delete/", {"password": "nope-nope-1"}, format="json"), "wrong_password")
+    assert bob.get(f"{API}/me/").status_code == 200
+
+
+@pytest.mark.django_db
+@pytest.mark.error_code("bad_platform", "bad_registration_id", "too_many_devices")
+def test_device_registration_errors(bob, settings):
+    assert_error(bob.post(f"{API}/devices/", {"platform": "symbian", "registration_id": "ab" * 32},
+                          format="json"), "bad_platform")
+    assert_error(bob.post(f"{API}/devices/", {"platform": "apns", "registration_id": "zz" * 32},
+                          format="json"), "bad_registration_id")
+    settings.OKGIN_PUSH_DEVICES_PER_PLAYER = 1
+    assert bob.post(f"{API}/devices/", {"platform": "apns", "registration_id": "ab" * 32},
+                    format="json").status_code == 201
+    assert_error(bob.post(f"{API}/devices/", {"platform": "apns", "registration_id": "cd" * 32},
+                          format="json"), "too_many_devices")
+    assert APNSDevice.objects.count() == 1
+
+
+@pytest.mark.django_db
+@pytest.mark.error_code("bad_time_zone")
+def test_bad_time_zone(bob):
+    assert_error(bob.patch(f"{API}/me/push-settings/", {"time_zone": "Atlantis/Capital"}, format="json"),
+                 "bad_time_zone")
+    assert bob.get(f"{API}/me/push-settings/").json()["time_zone"] == "UTC"
+
+
+@pytest.mark.django_db
+@pytest.mark.error_code("live_unavailable")
+def test_live_unavailable_when_redis_is_down_and_a_wait_is_needed(bob, settings):
+    settings.OKGIN_LIVE_BACKEND = "redis"
+    settings.OKGIN_LIVE_REDIS_URL = "redis://127.0.0.1:20002/0"  # nothing listens there
+    live._hub = None
+    try:
+        r = bob.get(f"{API}/events/", {"wait": 3})  # no event yet: the request would have to wait
+        assert_error(r, "live_unavailable")
+        assert int(r["Retry-After"]) > 0
+    finally:
+        if isinstance(live._hub, live.RedisHub):
+            live._hub.close()
+        live._hub = None
