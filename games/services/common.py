@@ -12,7 +12,8 @@ from datetime import timedelta
 from typing import Any
 
 from django.conf import settings
-from django.db.models import OuterRef, Subquery
+from django.db.models import BigIntegerField
+from django.db.models.expressions import RawSQL
 from django.utils import timezone
 
 from games import engine
@@ -30,19 +31,32 @@ from ..queue import ai_turn_queue
 _system_random = secrets.SystemRandom()
 
 
+# The id of the game's current Round (the one numbered ``round_number``), as a correlated subquery
+# on the locked row. Written out once instead of an ORM ``Subquery(OuterRef(...))``, which Django
+# compiles again on every lock (issue 14: about 0.3 ms of CPU per lock); the same SQL runs on
+# PostgreSQL and SQLite. The outer query names ``Game``'s table by itself (Django's alias for the
+# base table; its only joins are the players' table, aliased apart), so the subquery can refer to it.
+_CURRENT_ROUND_SQL = (
+    f"SELECT r.{Round._meta.pk.column} FROM {Round._meta.db_table} r"
+    f" WHERE r.{Round._meta.get_field('game').column} = {Game._meta.db_table}.{Game._meta.pk.column}"
+    f" AND r.{Round._meta.get_field('number').column} = {Game._meta.db_table}.{Game._meta.get_field('round_number').column}"
+)
+
+
 def _game_lock(*, game_id: int) -> Game:
     """Lock and return the game row (caller must be inside ``transaction.atomic``), with its
     players and ``current_round_id`` (the id of the ``Round`` in play or last dealt, None before the
-    first deal), read in the same statement.
+    first deal), read in the same statement. Only the game's row is locked (``of=("self",)``:
+    ``SELECT ... FOR UPDATE OF games_game`` on PostgreSQL; SQLite has no row locks and Django
+    leaves the clause out there, the write transaction serializing instead), not its players'.
 
     Raises ``NotFound`` if there is no such game.
     """
-    current_round = Round.objects.filter(game_id=OuterRef("pk"), number=OuterRef("round_number")).values("pk")[:1]
     try:
         return (
             Game.objects.select_related("player0", "player1")
             .select_for_update(of=("self",))
-            .annotate(current_round_id=Subquery(current_round))
+            .annotate(current_round_id=RawSQL(_CURRENT_ROUND_SQL, (), output_field=BigIntegerField()))
             .get(pk=game_id)
         )
     except Game.DoesNotExist:
