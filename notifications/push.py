@@ -24,8 +24,7 @@ import base64
 import re
 
 from django.conf import settings
-from django.db import transaction
-from django.db.models import CharField, Value
+from django.db import connection, transaction
 from django.utils import timezone
 
 from okgin_project.errors import Conflict, NotFound, ServiceError
@@ -200,11 +199,25 @@ def push_settings_update(*, player: Player, kinds=None, time_zone=None, quiet_ho
 
 
 def _active_devices(user_ids: set[int]) -> list[tuple[str, int, int]]:
-    """``(platform, device id, user id)`` of the active devices of ``user_ids``, in one query."""
-    parts = [model.objects.filter(user_id__in=user_ids, active=True)
-             .annotate(platform=Value(platform, output_field=CharField())).values_list("platform", "pk", "user_id")
-             for platform, model in _device_models().items()]
-    return list(parts[0].union(*parts[1:], all=True))
+    """``(platform, device id, user id)`` of the active devices of ``user_ids``, in one query: a
+    ``UNION ALL`` over the three device tables (platforms: the keys of ``_device_models``).
+
+    It runs in the transaction of every action that notifies a person, so it is written as SQL:
+    the ORM's union of three annotated querysets cost about 1.5 ms of CPU to compile each time
+    (issue 14), ten times what the query itself costs. The same SQL runs on PostgreSQL and SQLite."""
+    ids = sorted(user_ids)
+    if not ids:
+        return []
+    qn, marks = connection.ops.quote_name, ", ".join(["%s"] * len(ids))
+    parts, params = [], []
+    for platform, model in _device_models().items():  # platform: one of our constants, no quote inside
+        user, active = (qn(model._meta.get_field(name).column) for name in ("user", "active"))
+        parts.append(f"SELECT '{platform}', {qn(model._meta.pk.column)}, {user} FROM {qn(model._meta.db_table)}"
+                     f" WHERE {active} AND {user} IN ({marks})")
+        params += ids
+    with connection.cursor() as cursor:
+        cursor.execute(" UNION ALL ".join(parts), params)
+        return [tuple(row) for row in cursor.fetchall()]
 
 
 def push_deliveries_create(*, events) -> list[PushDelivery]:
