@@ -123,6 +123,19 @@ class Notified:
                                                    "keys": {"p256dh": sub.p256dh, "auth": sub.b64auth}}, persist=True)
         assert r.status_code == 201, r.text
 
+    @staticmethod
+    def pending_rows(conn, name: str) -> str:
+        """The player's webhook deliveries and pushes not yet delivered, one line each (for a failure)."""
+        lines = []
+        for table in ("notifications_webhookdelivery", "notifications_pushdelivery"):
+            rows = conn.execute(
+                f"SELECT d.id, e.kind, d.status, d.attempts, d.created_at, d.next_attempt_at, d.lease_until, "
+                f"d.last_error, now() FROM {table} d JOIN notifications_event e ON e.id = d.event_id "
+                "JOIN players_player p ON p.id = e.player_id WHERE p.name = %s AND d.status <> 'delivered' "
+                "ORDER BY d.id", [name]).fetchall()
+            lines += [f"{table}: {row}" for row in rows]
+        return "\n".join(lines)
+
     def check(self, stack: Stack) -> None:
         """Every event of the player reached the receiver once, every push the device once, and
         some of them were written during an outage."""
@@ -137,9 +150,12 @@ class Notified:
                     "players_player p ON p.id = e.player_id WHERE p.name = %s AND d.status IN ('pending', 'held'))",
                     [name, name]).fetchone()[0]
 
-            # Deliveries whose task was lost wait for their sweep (webhooks: each minute, 30 s grace).
-            wait_for(lambda: pending() == 0, timeout=240, interval=1,
-                     what="webhooks and pushes still pending\n" + stack.logs())
+            # Deliveries whose task was lost wait for their sweep (every SWEEP_INTERVAL_SECONDS, 30 s grace).
+            try:
+                wait_for(lambda: pending() == 0, timeout=240, interval=1, what="webhooks and pushes still pending")
+            except AssertionError as exc:
+                raise AssertionError(f"{exc}\n{self.pending_rows(conn, name)}\n{delivery_log(stack)}\n"
+                                     f"{stack.logs()}") from None
             events = dict(conn.execute(
                 "SELECT e.id, e.created_at FROM notifications_event e JOIN players_player p ON p.id = e.player_id "
                 "WHERE p.name = %s", [name]).fetchall())
@@ -160,6 +176,14 @@ class Notified:
         assert set(pushes) == set(pushed) and set(pushes.values()) == {1}, pushes
         during = {pk for pk, at in events.items() if any(start <= at <= end for start, end in self.outages)}
         assert during and during & set(pushes), "no event written during an outage"
+
+
+def delivery_log(stack: Stack, last: int = 60) -> str:
+    """The worker log's last ``last`` lines about delivery sweeps and deliveries (and dropped,
+    expired or skipped tasks), for a failure message."""
+    pattern = re.compile(r"deliveries_sweep|webhook_deliver|push_deliver|expired|[Rr]evoked|skipped|Discard")
+    lines = [line for line in stack.worker.log().splitlines() if pattern.search(line)]
+    return "--- worker: deliveries ---\n" + "\n".join(lines[-last:])
 
 
 @contextmanager
