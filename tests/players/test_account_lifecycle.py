@@ -98,6 +98,22 @@ def test_password_change_revokes_every_earlier_token():
     assert login.status_code == 200 and _bearer(login.json()["access"]).get(f"{API}/me/").status_code == 200
 
 
+def test_an_account_made_outside_the_api_keeps_its_first_tokens_once_its_player_exists():
+    """A staff account made by createsuperuser has no player until its first request: the tokens
+    it logged in with carry generation 0 (``token_generation_of``), the new player's generation is
+    0, so the same access and refresh tokens keep working after the player is created."""
+    get_user_model().objects.create_user(username="admin1", password="s3cret-pass-admin1", is_staff=True)
+    r = APIClient().post(f"{API}/auth/token/", {"username": "admin1", "password": "s3cret-pass-admin1"}, format="json")
+    assert r.status_code == 200, r.content
+    tokens = r.json()
+    assert not Player.objects.filter(name="admin1").exists()
+    client = _bearer(tokens["access"])
+    assert client.get(f"{API}/me/").json()["name"] == "admin1"  # the first request creates the player
+    assert Player.objects.get(name="admin1").token_generation == 0
+    assert client.get(f"{API}/me/").status_code == 200  # the same token, now checked against the player
+    assert _refresh(tokens["refresh"]).status_code == 200
+
+
 @pytest.mark.parametrize("body, code", [
     ({"current_password": "wrong-password-1", "new_password": "a-new-long-phrase-9"}, "wrong_password"),
     ({"new_password": "a-new-long-phrase-9"}, "validation_error"),
