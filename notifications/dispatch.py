@@ -25,10 +25,12 @@ logger = logging.getLogger(__name__)
 class DeliveryThread:
     """A single background worker: ``submit(delivery_id, delay=seconds)``; ``wait_idle(timeout)``.
     ``attempt(id)`` makes one attempt and returns an outcome with ``retry_in`` (seconds) or None;
-    ``pending()`` lists ``(id, due)`` left pending by a previous run of the process."""
+    ``pending()`` lists ``(id, due)`` left pending by a previous run of the process. Attempts due
+    at the same time run in the order they were submitted. ``clock`` (seconds, monotonic) times
+    the delays; a test may pass one that stands still."""
 
-    def __init__(self, *, name: str, attempt, pending) -> None:
-        self._name, self._attempt_one, self._pending = name, attempt, pending
+    def __init__(self, *, name: str, attempt, pending, clock=time.monotonic) -> None:
+        self._name, self._attempt_one, self._pending, self._clock = name, attempt, pending, clock
         self._cv = threading.Condition()
         self._heap: list[tuple[float, int, int]] = []  # (due monotonic time, sequence, delivery id)
         self._seq = 0
@@ -45,7 +47,7 @@ class DeliveryThread:
 
     def _push(self, delivery_id: int, delay: float) -> None:
         self._seq += 1
-        heapq.heappush(self._heap, (time.monotonic() + max(0.0, delay), self._seq, delivery_id))
+        heapq.heappush(self._heap, (self._clock() + max(0.0, delay), self._seq, delivery_id))
 
     def _ensure_started(self) -> None:
         if self._thread is not None and self._thread.is_alive() and self._pid == os.getpid():
@@ -58,7 +60,7 @@ class DeliveryThread:
         """Wait until nothing is due now and no attempt is running; False after ``timeout`` s."""
         deadline = time.monotonic() + timeout
         with self._cv:
-            while self._busy or (self._heap and self._heap[0][0] <= time.monotonic()):
+            while self._busy or (self._heap and self._heap[0][0] <= self._clock()):
                 left = deadline - time.monotonic()
                 if left <= 0:
                     return False
@@ -69,8 +71,8 @@ class DeliveryThread:
         self._resume_pending()
         while True:
             with self._cv:
-                while not self._heap or self._heap[0][0] > time.monotonic():
-                    wait = self._heap[0][0] - time.monotonic() if self._heap else None
+                while not self._heap or self._heap[0][0] > self._clock():
+                    wait = self._heap[0][0] - self._clock() if self._heap else None
                     self._cv.wait(wait)
                 _due, _seq, delivery_id = heapq.heappop(self._heap)
                 self._busy = True
