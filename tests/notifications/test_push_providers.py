@@ -169,3 +169,37 @@ def test_a_5xx_is_retried_with_backoff_then_delivered_once(people, settings, req
     assert fake.sends(token) == failures + [200]
     assert fake.kinds(token) == ["invitation_received"]  # delivered once
     assert _pushes(bob, device) == [("invitation_received", "delivered", 2, "")]
+
+
+# --- configuration ---------------------------------------------------------------------------
+
+
+def test_endpoints_are_set_and_taken_back_to_the_providers_own(settings, tmp_path):
+    """FCM_ENDPOINT (a trailing / dropped) and APNS_ENDPOINT point the libraries at another server;
+    once the settings are empty again, configuring puts back firebase-admin's FCM URL and Apple's
+    hosts and port, and removes the Firebase app."""
+    import firebase_admin
+    from aioapns.connection import APNsDevelopmentClientProtocol as Development
+    from aioapns.connection import APNsProductionClientProtocol as Production
+    from firebase_admin import messaging
+
+    def apns():
+        return [(p.APNS_SERVER, p.APNS_PORT) for p in (Production, Development)]
+
+    with FakeFCM() as fake:
+        try:
+            settings.OKGIN_FCM_CREDENTIALS_FILE = str(fake.credentials_file(tmp_path))
+            settings.OKGIN_FCM_ENDPOINT = fake.base_url + "/"
+            settings.OKGIN_APNS_ENDPOINT = "127.0.0.1:2197"
+            push_providers_configure()
+            assert messaging._MessagingService.FCM_URL == fake.base_url + "/v1/projects/{0}/messages:send"
+            assert firebase_admin.get_app().project_id == fake.project_id
+            assert apns() == [("127.0.0.1", 2197), ("127.0.0.1", 2197)]
+            push_providers_configure()  # again, with the app in place: made anew
+            assert firebase_admin.get_app().project_id == fake.project_id
+        finally:
+            settings.OKGIN_FCM_CREDENTIALS_FILE = settings.OKGIN_FCM_ENDPOINT = settings.OKGIN_APNS_ENDPOINT = ""
+            push_providers_configure()
+    assert messaging._MessagingService.FCM_URL == "https://fcm.googleapis.com/v1/projects/{0}/messages:send"
+    assert firebase_admin._DEFAULT_APP_NAME not in firebase_admin._apps
+    assert apns() == [("api.push.apple.com", 443), ("api.development.push.apple.com", 443)]
