@@ -4,10 +4,12 @@ moves the vacation's start and end, and the paused game's ``paused_until``, 3 da
 
 The worked example: alice has a 3-day move limit, has used 1 day of her turn (2 days left, the
 reminder due in 1.4 days), goes on vacation for 3 days, and comes back to 2 days left again."""
+import threading
 from datetime import datetime, timedelta
 from datetime import timezone as dt_timezone
 
 import pytest
+from django.db import connection, transaction
 from django.utils import timezone
 
 from games import services, tasks
@@ -15,7 +17,8 @@ from games.models import Game
 from notifications.models import Event, WebhookDelivery, WebhookEndpoint
 from players.models import Player
 from tests.games.factories import DECK
-from tests.helpers import act_ok, assert_error
+from tests.helpers import act_ok, assert_error, register
+from tests.processes import wait_for
 
 DAY = 86400
 LIMIT = 3 * DAY
@@ -343,3 +346,42 @@ def test_the_in_process_scheduler_keeps_the_pause_and_ends_a_run_out_vacation():
     assert (g.status, g.paused_until) == ("active", None)
     assert g.turn_deadline == until + timedelta(seconds=60)  # restarted at the vacation's end
     assert Event.objects.filter(game=g, kind="vacation_ended", data__reason="ran_out").count() == 1
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_turn_with_time_left_when_the_vacation_starts_is_paused_even_if_it_runs_out_while_waiting(anon):
+    """vacation_start judges every game at the one moment of the request: alice's turn had an hour
+    left then, and its deadline passes while the request waits on the game's row lock (held by
+    another transaction), so the game is paused with 0 s left, not timed out."""
+    alice, bob = register(anon, "alice", staff=True), register(anon, "bob")
+    gid = _game(alice, bob)  # forfeit on timeout
+    Game.objects.filter(pk=gid).update(turn_deadline=timezone.now() + timedelta(hours=1))
+    answers = []
+
+    def start():
+        try:
+            answers.append(alice.post("/api/v1/me/vacation/start/"))
+        finally:
+            connection.close()
+
+    request = threading.Thread(target=start)
+    with transaction.atomic():
+        Game.objects.select_for_update().get(pk=gid)
+        request.start()
+        wait_for(lambda: _lock_waits() == 1, what="the vacation request to wait on the game's row lock")
+        Game.objects.filter(pk=gid).update(turn_deadline=timezone.now())  # after the request's moment
+    request.join(30)
+    assert [r.status_code for r in answers] == [200]
+    g = Game.objects.get(pk=gid)
+    assert (g.status, g.end_reason, g.turn_time_left, g.turn_deadline) == ("active", "", 0, None)
+    assert g.paused_until is not None
+    assert len(_events("bob", "vacation_started")) == 1 and _events("bob", "timeout") == []
+
+
+def _lock_waits() -> int:
+    """Sessions of this database waiting on a lock (read afresh: not the transaction's snapshot)."""
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_stat_clear_snapshot()")
+        cursor.execute("SELECT count(*) FROM pg_stat_activity WHERE datname = current_database()"
+                       " AND wait_event_type = 'Lock'")
+        return cursor.fetchone()[0]
