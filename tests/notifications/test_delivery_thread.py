@@ -14,6 +14,7 @@ from django.utils import timezone
 
 from notifications.attempts import AttemptOutcome
 from notifications.dispatch import DeliveryThread
+from tests.processes import wait_for
 
 WAIT = 10.0  # seconds wait_idle may take at most (it returns as soon as the thread is idle)
 
@@ -37,17 +38,26 @@ class Attempts:
         self.seen: list[int] = []
         self.retry = {k: list(v) for k, v in (retry or {}).items()}
         self.hold, self.fail = hold, dict(fail or {})
-        self.started, self.release = threading.Event(), threading.Event()
+        self.started, self.release, self.finished = threading.Event(), threading.Event(), threading.Event()
 
     def __call__(self, delivery_id: int):
         self.seen.append(delivery_id)
-        if delivery_id == self.hold:
-            self.started.set()
-            assert self.release.wait(WAIT)
-        if delivery_id in self.fail:
-            raise self.fail.pop(delivery_id)
-        answers = self.retry.get(delivery_id)
-        return AttemptOutcome("pending", answers.pop(0)) if answers else AttemptOutcome("delivered")
+        try:
+            if delivery_id == self.hold:
+                self.started.set()
+                assert self.release.wait(WAIT)
+            if delivery_id in self.fail:
+                raise self.fail.pop(delivery_id)
+            answers = self.retry.get(delivery_id)
+            return AttemptOutcome("pending", answers.pop(0)) if answers else AttemptOutcome("delivered")
+        finally:
+            if delivery_id == self.hold:
+                self.finished.set()
+
+
+def _threads(name) -> list[bool]:
+    """Whether each live thread called ``name`` is a daemon (a process never waits on one at exit)."""
+    return [t.daemon for t in threading.enumerate() if t.name == name]
 
 
 def _thread(name, attempts, clock, pending=()):
@@ -107,6 +117,7 @@ def test_wait_idle_waits_for_the_attempt_in_progress():
     thread.submit(3)
     assert attempts.started.wait(WAIT)
     assert thread.wait_idle(0.2) is False  # 3 is still being attempted (nothing else is due)
+    assert not attempts.finished.is_set()  # wait_idle gave up while the attempt was running
     attempts.release.set()
     assert thread.wait_idle(WAIT) is True and attempts.seen == [3]
 
@@ -130,7 +141,7 @@ def test_an_attempt_that_raises_leaves_the_thread_working():
     thread.submit(1)
     thread.submit(2)
     assert thread.wait_idle(WAIT) and attempts.seen == [1, 2]
-    assert [t for t in threading.enumerate() if t.name == "t-raise"]
+    assert _threads("t-raise") == [True]  # the one thread, still there
 
 
 @pytest.mark.filterwarnings("ignore::pytest.PytestUnhandledThreadExceptionWarning")  # the SystemExit below
@@ -144,6 +155,18 @@ def test_a_thread_that_died_is_started_again_by_the_next_submit():
         assert not dead.is_alive()
     thread.submit(2)
     assert thread.wait_idle(WAIT) and attempts.seen == [1, 2]
+    assert _threads("t-died") == [True]
+
+
+def test_a_delayed_attempt_runs_when_its_time_comes_on_the_real_clock():
+    """Nothing else is submitted: the thread wakes by itself when the delay is over."""
+    attempts = Attempts()
+    thread = DeliveryThread(name="t-real-clock", attempt=attempts, pending=list)
+    thread.submit(5, delay=0.05)
+    wait_for(lambda: attempts.seen == [5], what="the delayed attempt")
+    thread.submit(6)
+    wait_for(lambda: attempts.seen == [5, 6], what="the next attempt")
+    assert _threads("t-real-clock") == [True]
 
 
 def test_a_forked_process_starts_its_own_thread():
