@@ -2,12 +2,14 @@
 held while the POST is in flight (with transactions committed for real: the receiver and the
 delivery thread use their own database connections)."""
 import threading
+from datetime import timedelta
 
 import pytest
 from django.db import DatabaseError, connection, transaction
+from django.utils import timezone
 
 from notifications import services
-from notifications.dispatch import delivery_thread
+from notifications.dispatch import DeliveryThread, _webhooks_pending, delivery_thread
 from notifications.models import WebhookDelivery
 from tests.e2e.conftest import wait_for
 from tests.helpers import register
@@ -81,3 +83,27 @@ def test_a_second_attempt_while_one_is_posting_does_nothing(players):
         assert len(receiver.requests) == 1
     assert results == [None]  # the copy found the delivery claimed by the attempt in flight
     assert WebhookDelivery.objects.get().attempts == 1
+
+
+def test_a_new_thread_first_picks_up_the_deliveries_left_pending(players, settings):
+    """The webhook deliveries still pending in the database (left by a previous run of the process)
+    are attempted when a delivery thread starts, those not yet due at their time; delivered and
+    failed ones are not."""
+    settings.OKGIN_WEBHOOK_INLINE = True  # the rows are sent inline as they are made, then set below
+    alice, bob = players
+    with Receiver() as receiver:
+        bob.post("/api/v1/webhooks/", {"url": receiver.url}, format="json")
+        for _ in range(5):
+            alice.post("/api/v1/games/new/", {"kind": "invite", "opponent": "bob"}, format="json")
+    d1, d2, d3, d4, d5 = WebhookDelivery.objects.order_by("id").values_list("pk", flat=True)
+    now = timezone.now()
+    WebhookDelivery.objects.filter(pk=d1).update(status="pending", next_attempt_at=None)
+    WebhookDelivery.objects.filter(pk=d2).update(status="pending", next_attempt_at=now - timedelta(minutes=5))
+    WebhookDelivery.objects.filter(pk=d3).update(status="pending", next_attempt_at=now + timedelta(hours=1))
+    WebhookDelivery.objects.filter(pk=d4).update(status="delivered", next_attempt_at=None)
+    WebhookDelivery.objects.filter(pk=d5).update(status="failed", next_attempt_at=None)
+    seen = []
+    thread = DeliveryThread(name="t-pending", attempt=seen.append, pending=_webhooks_pending)
+    thread.submit(0)  # (no such delivery: only starts the thread)
+    assert thread.wait_idle(10)
+    assert sorted(seen) == [0, d1, d2]  # d3 is due in an hour
