@@ -32,7 +32,7 @@ def test_create_list_delete_and_the_secret_shown_once(alice, bob):
     assert_error(bob.delete(f"/api/v1/webhooks/{hook}/"), "not_found")
     assert bob.get(f"/api/v1/webhooks/{hook}/deliveries/").status_code == 404
     r = alice.post("/api/v1/webhooks/", {"url": PUBLIC_URL}, format="json")
-    assert_error(r, "webhook_exists")
+    assert assert_error(r, "webhook_exists")["message"] == "This URL is already registered."
     r = alice.post("/api/v1/webhooks/", {"url": "ftp://93.184.215.14/x"}, format="json")
     assert_error(r, "bad_url")
     assert alice.get("/api/v1/webhooks/").json()["results"] == listed

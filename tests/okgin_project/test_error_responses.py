@@ -161,7 +161,8 @@ def test_a_webhook_over_the_limit_is_409_too_many_webhooks(bob, settings):
     settings.OKGIN_WEBHOOKS_PER_PLAYER = 3
     for i in range(3):
         assert bob.post("/api/v1/webhooks/", {"url": f"{PUBLIC}/{i}"}, format="json").status_code == 201
-    assert_error(bob.post("/api/v1/webhooks/", {"url": f"{PUBLIC}/3"}, format="json"), "too_many_webhooks")
+    error = assert_error(bob.post("/api/v1/webhooks/", {"url": f"{PUBLIC}/3"}, format="json"), "too_many_webhooks")
+    assert error["message"] == "You have registered the maximum number of webhooks."
     assert sorted(WebhookEndpoint.objects.values_list("url", flat=True)) == [f"{PUBLIC}/{i}" for i in range(3)]
 
 
