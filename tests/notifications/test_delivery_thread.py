@@ -92,7 +92,7 @@ def test_attempts_due_at_the_same_time_run_in_the_order_submitted():
     assert attempts.seen == [1, 30, 10, 20, 10]
 
 
-def test_a_retry_is_queued_after_its_backoff_and_none_once_the_outcome_is_final():
+def test_a_retry_is_queued_after_its_backoff_and_none_once_the_outcome_is_final(caplog):
     attempts, clock = Attempts(retry={4: [60.0, 120.0]}), Clock()
     thread = _thread("t-retry", attempts, clock)
     thread.submit(4)
@@ -109,6 +109,7 @@ def test_a_retry_is_queued_after_its_backoff_and_none_once_the_outcome_is_final(
     clock.now += 10_000.0
     thread.submit(8)
     assert thread.wait_idle(WAIT) and attempts.seen == [4, 5, 4, 6, 4, 7, 8]  # no fourth attempt of 4
+    assert [r.getMessage() for r in caplog.records if r.name == "notifications.dispatch"] == []
 
 
 def test_wait_idle_waits_for_the_attempt_in_progress():
@@ -135,13 +136,27 @@ def test_the_deliveries_left_pending_are_attempted_when_the_thread_starts():
     assert thread.wait_idle(WAIT) and sorted(attempts.seen) == [21, 22, 23, 24, 25]
 
 
-def test_an_attempt_that_raises_leaves_the_thread_working():
+def test_an_attempt_that_raises_leaves_the_thread_working(caplog):
     attempts, clock = Attempts(fail={1: RuntimeError("receiver exploded")}), Clock()
     thread = _thread("t-raise", attempts, clock)
     thread.submit(1)
     thread.submit(2)
     assert thread.wait_idle(WAIT) and attempts.seen == [1, 2]
     assert _threads("t-raise") == [True]  # the one thread, still there
+    assert [r.getMessage() for r in caplog.records if r.name == "notifications.dispatch"] == [
+        "delivery 1 failed in the t-raise thread"]
+
+
+def test_pending_rows_that_cannot_be_read_are_logged_and_the_thread_works(caplog):
+    def unreadable():
+        raise RuntimeError("database down")
+
+    attempts = Attempts()
+    thread = DeliveryThread(name="t-unreadable", attempt=attempts, pending=unreadable, clock=Clock())
+    thread.submit(3)
+    assert thread.wait_idle(WAIT) and attempts.seen == [3]
+    assert [r.getMessage() for r in caplog.records if r.name == "notifications.dispatch"] == [
+        "could not read the pending deliveries of t-unreadable"]
 
 
 @pytest.mark.filterwarnings("ignore::pytest.PytestUnhandledThreadExceptionWarning")  # the SystemExit below
