@@ -14,7 +14,7 @@ Rules for tasks (``games/tasks.py``, ``notifications/tasks.py``):
   Services name the tasks they queue in one small module per app (``games/queue.py``,
   ``notifications/queue.py``) and never import a task module; task modules import services.
 
-Run a worker: ``celery -A okgin_project worker -l INFO``; the periodic sweeps: ``celery -A
+Run a worker: ``celery -A okgin_project worker -l INFO --without-mingle --without-gossip`` (mingle could hang a worker reconnecting after a Redis outage); the periodic sweeps: ``celery -A
 okgin_project beat -l INFO``.
 """
 from __future__ import annotations

@@ -41,13 +41,15 @@ class ProcessGroup:
                 self.kill()
 
 
-def wait_for(predicate, *, timeout: float = 20.0, interval: float = 0.02, what: str = "condition"):
-    """Poll ``predicate`` until it returns a truthy value (returned); AssertionError after ``timeout`` s."""
+def wait_for(predicate, *, timeout: float = 20.0, interval: float = 0.02, what="condition"):
+    """Poll ``predicate`` until it returns a truthy value (returned); AssertionError after ``timeout`` s
+    naming ``what`` (a string, or a function returning one, called only then: logs read at the
+    time of the failure)."""
     deadline = time.monotonic() + timeout
     while True:
         value = predicate()
         if value:
             return value
         if time.monotonic() > deadline:
-            raise AssertionError(f"timed out after {timeout}s waiting for {what}")
+            raise AssertionError(f"timed out after {timeout}s waiting for {what() if callable(what) else what}")
         time.sleep(interval)

@@ -47,3 +47,14 @@ def test_dockerfile_installs_the_wheel_and_collects_static_files():
     assert cmd == '["gunicorn", "-c", "python:okgin_project.gunicorn_conf", "okgin_project.wsgi"]'
     assert compose_services()["web"]["command"] == ["gunicorn", "-c", "python:okgin_project.gunicorn_conf",
                                                     "okgin_project.wsgi"]
+
+
+def test_every_documented_worker_command_leaves_out_mingle_and_gossip():
+    # A worker reconnecting after a Redis outage could hang in mingle's sync and stop consuming
+    # (celery #8030); the Redis fault test caught it once in 20 outages.
+    commands = [" ".join(compose_services()["worker"]["command"])]
+    for page in ("docs/operations.md", "docs/systemd/okgin-worker.service"):
+        commands += [line for line in (ROOT / page).read_text().splitlines() if "okgin_project worker" in line]
+    assert len(commands) >= 4, commands
+    for command in commands:
+        assert "--without-mingle" in command and "--without-gossip" in command, command

@@ -233,7 +233,7 @@ def check_all(stack: Stack, clients: list[PlayingClient]) -> None:
     with stack.postgres.connect() as conn:
         wait_for(lambda: conn.execute("SELECT count(*) FROM games_game WHERE status = 'active' "
                                         "AND awaiting_ai").fetchone()[0] == 0,
-                   timeout=90, interval=0.2, what="the AI turns still due\n" + stack.logs())
+                   timeout=90, interval=0.2, what=lambda: "the AI turns still due\n" + stack.logs())
         for c in clients:
             for gid, accepted in c.accepted.items():
                 rows = conn.execute("SELECT seq, seat, action, auto_played FROM games_move WHERE game_id = %s "
@@ -313,7 +313,7 @@ def test_redis_stopped_for_30_seconds_20_times(stack, receiver, fake_webpush):
         for cycle in range(REDIS_CYCLES):
             before = accepted_count(clients)
             wait_for(lambda: accepted_count(clients) >= before + 3, timeout=60,
-                       what=f"play before outage {cycle + 1}\n{stack.logs()}")
+                       what=lambda cycle=cycle: f"play before outage {cycle + 1}\n{stack.logs()}")
             stack.redis.stop()
             down_at = datetime.now(UTC)
             down_from = accepted_count(clients)
@@ -324,6 +324,6 @@ def test_redis_stopped_for_30_seconds_20_times(stack, receiver, fake_webpush):
             stack.redis.start()
             # AI turns queued (and lost) meanwhile are played again with no manual step.
             wait_for(lambda: stuck_ai_games(stack) == 0, timeout=90, interval=0.5,
-                       what=f"AI turns after outage {cycle + 1}\n{stack.logs()}")
+                       what=lambda cycle=cycle: f"AI turns after outage {cycle + 1}\n{stack.logs()}")
     assert accepted_while_down > 0  # actions were accepted while Redis was down
     assert stack.worker.proc.pid == worker_pid  # the same worker survived every outage
