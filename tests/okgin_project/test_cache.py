@@ -22,3 +22,44 @@ def test_redis_cache_reuses_one_client_and_still_stores():
     finally:
         cache.delete("k")
     assert cache.get("k") is None
+
+
+def test_incr_is_atomic_a_key_expiring_meanwhile_is_not_recreated_without_timeout(tmp_path):
+    """A count about to expire is incremented while a second client pauses writes (reads go on;
+    keys do not expire during the pause). Django's incr (EXISTS, then INCR) passed its check and
+    then re-created the expired key as 1 with no timeout, so a per-minute count never expired
+    again (a webhook destination rate-limited until Redis restarted). Ours, one script: the key
+    has expired, so ValueError and nothing is created. A Redis of its own (the pause stops every
+    client of the server)."""
+    import os
+    import shutil
+
+    import pytest
+    import redis
+
+    from tests.faults.stack import RedisServer, free_port
+
+    if not shutil.which("redis-server"):
+        if os.environ.get("OKGIN_REQUIRE_SERVICES") == "1":
+            pytest.fail("redis-server not installed")
+        pytest.skip("redis-server not installed")
+    server = RedisServer(free_port(), tmp_path)
+    server.start()
+    try:
+        cache = RedisCache(server.url, {})
+        r = redis.Redis.from_url(server.url)
+        assert cache.add("count", 0, timeout=60) is True
+        assert cache.incr("count") == 1
+        assert cache.incr("count", 5) == 6
+        key = cache.make_and_validate_key("count")
+        assert r.ttl(key) > 0  # incr keeps the key's timeout
+        r.pexpire(key, 300)
+        r.execute_command("CLIENT", "PAUSE", 600, "WRITE")
+        with pytest.raises(ValueError):
+            cache.incr("count")
+        assert r.exists(key) == 0
+        with pytest.raises(ValueError):
+            cache.incr("missing")
+        assert r.exists(cache.make_and_validate_key("missing")) == 0
+    finally:
+        server.stop()
