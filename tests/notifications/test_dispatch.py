@@ -9,11 +9,12 @@ from django.db import DatabaseError, connection, transaction
 from django.utils import timezone
 
 from notifications import services
-from notifications.dispatch import DeliveryThread, _webhooks_pending, delivery_thread
-from notifications.models import WebhookDelivery
+from notifications.dispatch import DeliveryThread, _pushes_pending, _webhooks_pending, delivery_thread
+from notifications.models import PushDelivery, WebhookDelivery
 from tests.e2e.conftest import wait_for
 from tests.helpers import register
 from tests.notifications.receiver import Receiver
+from tests.notifications.test_push import _subscribe
 
 
 @pytest.fixture
@@ -107,3 +108,24 @@ def test_a_new_thread_first_picks_up_the_deliveries_left_pending(players, settin
     thread.submit(0)  # (no such delivery: only starts the thread)
     assert thread.wait_idle(10)
     assert sorted(seen) == [0, d1, d2]  # d3 is due in an hour
+
+
+def test_a_new_push_thread_first_picks_up_the_pushes_left_pending_or_held(players, settings, fake):
+    """The pushes still pending or held in the database are attempted when a push thread starts, at
+    their time (held ones when their quiet hours end); delivered and failed ones are not."""
+    settings.OKGIN_WEBHOOK_INLINE = True  # pushed inline as they are made, then set below
+    alice, bob = players
+    _subscribe(bob, fake, "bob-pending-token-1")
+    for _ in range(6):  # bob: six invitation_received pushes
+        alice.post("/api/v1/games/new/", {"kind": "invite", "opponent": "bob"}, format="json")
+    p1, p2, p3, p4, p5, p6 = PushDelivery.objects.order_by("id").values_list("pk", flat=True)
+    now = timezone.now()
+    for pk, status, due in ((p1, "pending", None), (p2, "pending", now - timedelta(minutes=5)),
+                            (p3, "held", now - timedelta(seconds=1)), (p4, "held", now + timedelta(hours=8)),
+                            (p5, "delivered", None), (p6, "failed", None)):
+        PushDelivery.objects.filter(pk=pk).update(status=status, next_attempt_at=due)
+    seen = []
+    thread = DeliveryThread(name="t-pushes-pending", attempt=seen.append, pending=_pushes_pending)
+    thread.submit(0)  # (no such push: only starts the thread)
+    assert thread.wait_idle(10)
+    assert sorted(seen) == [0, p1, p2, p3]  # p4 is held for eight more hours
