@@ -9,7 +9,7 @@ ERROR_CODES: dict[str, tuple[int, str]] = {
     "validation_error": (400, "A field, query parameter or header is missing or invalid (see `detail`)."),
     "bad_cursor": (400, "The `cursor` is not one this list gave out (or was given for another `ordering`)."),
     "bad_request": (400, "The request could not be read."),
-    "malformed_action": (400, "The action is not of a known shape (unknown type, missing or extra fields)."),
+    "malformed_action": (400, "The action does not fit its type: a field that type does not take, a missing field, a card code that cannot be read (an unknown type is a validation_error on type)."),
     "bad_card": (400, "A card code cannot be parsed (R1.2)."),
     "bad_rules": (400, "Unknown rule option or bad value."),
     "bad_deck": (400, "Staff deck order is not 52 distinct cards."),
