@@ -1,9 +1,12 @@
 """The HTTP servers the tests put on loopback in place of outside parties (webhook receivers, push
 providers): a ``ThreadingHTTPServer`` on 127.0.0.1 at a free port, served on a daemon thread while
-inside ``with``."""
+inside ``with``; ``refused_port()``, a port where nothing answers."""
 from __future__ import annotations
 
+import socket
 import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 
@@ -54,3 +57,15 @@ class Scripted:
         """What the accepted sends to ``token`` carried, oldest first."""
         with self.lock:
             return [r["payload"] for r in self.received if r["token"] == token]
+
+
+@contextmanager
+def refused_port() -> Iterator[int]:
+    """A loopback port that refuses connections while inside ``with``: bound but never listening
+    (a connection is answered with a reset), and held, so no other server takes it meanwhile."""
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    try:
+        sock.bind(("127.0.0.1", 0))
+        yield sock.getsockname()[1]
+    finally:
+        sock.close()

@@ -2,7 +2,8 @@
 (kinds, IANA time zone, quiet hours), and pushes sent by the real django-push-notifications /
 pywebpush to a fake Web Push service on loopback (tests/notifications/fake_push.py: it checks
 VAPID and decrypts each push like a browser): success, invalid token (410: the device is
-deactivated), 5xx then success, quiet hours. Bad input answers 400 and writes nothing."""
+deactivated), the TTL, 5xx or 429 then success, another 4xx (failed), an unreachable service
+(retried), quiet hours. Bad input answers 400 and writes nothing."""
 from datetime import datetime, time, timedelta
 from datetime import timezone as dt_timezone
 from zoneinfo import ZoneInfo
@@ -15,7 +16,8 @@ from notifications.models import PushDelivery, PushSettings
 from notifications.push_prefs import quiet_hours_end
 from notifications.push_send import push_delivery_attempt
 from tests.helpers import ALL_CARDS, strings_in
-from tests.notifications.conftest import invite_accepted, pass_turn
+from tests.loopback import refused_port
+from tests.notifications.conftest import invite_accepted, pass_turn, retried_then_delivered
 
 API = "/api/v1"
 PAYLOAD_KEYS = {"kind", "game_id", "event_id", "opponent", "deadline", "text"}
@@ -63,24 +65,57 @@ def test_an_unregistered_token_deactivates_the_device(people, fake, django_captu
     assert [(d["status"], d["last_error"]) for d in rows] == [("failed", "invalid_token")]
 
 
-def test_a_5xx_is_retried_with_backoff_then_delivered(people, fake, settings, django_capture_on_commit_callbacks):
+def test_a_push_carries_the_configured_ttl(people, fake, settings, django_capture_on_commit_callbacks):
+    alice, bob = people
+    settings.OKGIN_PUSH_TTL_SECONDS = 3 * 3600
+    _subscribe(bob, fake, "bob-ttl-subscription-1")
+    with django_capture_on_commit_callbacks(execute=True):
+        invite_accepted(alice, bob)
+    assert [(r["payload"]["kind"], r["ttl"]) for r in fake.received] == [("invitation_received", 10800)]
+
+
+@pytest.mark.parametrize("status", [503, 500, 429])
+def test_a_5xx_or_429_is_retried_with_backoff_then_delivered(people, fake, settings, status,
+                                                             django_capture_on_commit_callbacks):
     alice, bob = people
     settings.OKGIN_PUSH_BACKOFF_SECONDS = 30.0
     device = _subscribe(bob, fake, "bob-flaky-token-1").json()
-    fake.script("bob-flaky-token-1", [503])
+    fake.script("bob-flaky-token-1", [status])
     before = timezone.now()
     with django_capture_on_commit_callbacks(execute=True):
         invite_accepted(alice, bob)
-    row = PushDelivery.objects.get()
-    assert (row.status, row.attempts, row.last_error) == ("pending", 1, "http_503")
-    assert before + timedelta(seconds=30) <= row.next_attempt_at <= timezone.now() + timedelta(seconds=30)
-    assert push_delivery_attempt(delivery_id=row.pk) is None  # not due yet: nothing sent
-    PushDelivery.objects.filter(pk=row.pk).update(next_attempt_at=timezone.now())  # the backoff has passed
-    assert push_delivery_attempt(delivery_id=row.pk).status == "delivered"
-    row.refresh_from_db()
-    assert (row.status, row.attempts, row.last_error) == ("delivered", 2, "")
+    retried_then_delivered(f"http_{status}", before)
     assert [p["kind"] for p in fake.payloads("bob-flaky-token-1")] == ["invitation_received"]
     assert bob.get(f"{API}/devices/{device['id']}/pushes/?status=delivered").json()["results"][0]["attempts"] == 2
+
+
+def test_another_4xx_fails_the_push_without_a_retry(people, fake, django_capture_on_commit_callbacks):
+    alice, bob = people  # 413 Payload Too Large: sending it again would not help
+    _subscribe(bob, fake, "bob-refusing-token-1")
+    fake.script("bob-refusing-token-1", [413])
+    with django_capture_on_commit_callbacks(execute=True):
+        invite_accepted(alice, bob)
+    row = PushDelivery.objects.get()
+    assert (row.status, row.attempts, row.last_error, row.next_attempt_at) == ("failed", 1, "http_413", None)
+    assert fake.refused == [{"token": "bob-refusing-token-1", "status": 413, "why": "scripted"}]
+    assert bob.get(f"{API}/devices/").json()["results"][0]["active"] is True  # only 404 and 410 drop it
+
+
+def test_an_unreachable_push_service_is_retried_then_delivered(people, fake, settings, monkeypatch,
+                                                               django_capture_on_commit_callbacks):
+    alice, bob = people
+    settings.OKGIN_PUSH_BACKOFF_SECONDS = 30.0
+    _subscribe(bob, fake, "bob-far-subscription-1")
+    conf = settings.PUSH_NOTIFICATIONS_SETTINGS
+    urls = conf["WP_POST_URL"]
+    before = timezone.now()
+    with refused_port() as port:
+        monkeypatch.setitem(conf, "WP_POST_URL", {b: f"http://127.0.0.1:{port}/wp" for b in urls})
+        with django_capture_on_commit_callbacks(execute=True):
+            invite_accepted(alice, bob)
+    monkeypatch.setitem(conf, "WP_POST_URL", urls)  # reachable again
+    retried_then_delivered("connection_failed", before)
+    assert [p["kind"] for p in fake.payloads("bob-far-subscription-1")] == ["invitation_received"]
 
 
 def test_quiet_hours_hold_a_push_until_they_end(people, fake, django_capture_on_commit_callbacks):
@@ -144,7 +179,8 @@ def test_a_token_registered_by_another_account_moves_to_it(people, fake):
     assert WebPushDevice.objects.count() == 0
 
 
-def test_fcm_and_apns_devices_register_and_fail_plainly_without_credentials(people, django_capture_on_commit_callbacks):
+def test_fcm_and_apns_devices_register_and_fail_plainly_without_credentials(people, caplog,
+                                                                            django_capture_on_commit_callbacks):
     alice, bob = people
     fcm = bob.post(f"{API}/devices/", {"platform": "fcm", "registration_id": "f" * 20 + ":APA91b" + "x" * 140},
                    format="json")
@@ -155,6 +191,10 @@ def test_fcm_and_apns_devices_register_and_fail_plainly_without_credentials(peop
         invite_accepted(alice, bob)
     got = {(d.platform, d.status, d.last_error) for d in PushDelivery.objects.all()}
     assert got == {("fcm", "failed", "provider_not_configured"), ("apns", "failed", "provider_not_configured")}
+    assert {r.getMessage() for r in caplog.records if r.name == "notifications.push_send"} == {  # the libraries' reasons
+        "push via fcm not possible: The default Firebase app does not exist. Make sure to initialize the SDK by "
+        "calling initialize_app().",
+        "push via apns not possible: You need to setup PUSH_NOTIFICATIONS_SETTINGS properly to send messages"}
 
 
 @pytest.mark.parametrize("body, code", [
