@@ -7,7 +7,9 @@ django-push-notifications) can be pointed at them (docs/mobile.md, "Tested again
 assertion, checked with the service account's public key) and FCM HTTP v1
 ``POST /v1/projects/{project}/messages:send`` with ``Authorization: Bearer <issued token>``:
 200 ``{"name": "projects/{project}/messages/{id}"}``, 404 ``UNREGISTERED`` for a token it does not
-know, 503 ``UNAVAILABLE`` when scripted, 401 without a valid access token.
+know, 401 without a valid access token; when scripted, 400 ``INVALID_ARGUMENT``, 403
+``PERMISSION_DENIED``, 429 ``RESOURCE_EXHAUSTED`` (``QUOTA_EXCEEDED``), 500 ``INTERNAL`` or 503
+``UNAVAILABLE`` (``FCM_ERRORS``; another status answers like 500).
 
 ``FakeAPNs`` (HTTP/2 over TLS, a self-signed certificate for 127.0.0.1 and localhost):
 ``POST /3/device/<token>`` with ``apns-topic`` and an ES256 provider token
@@ -152,11 +154,18 @@ class FakeFCM(LoopbackServer, Scripted):
                 self.received.append({"token": token, "payload": message})
         if status == 200:
             return 200, {"name": f"projects/{self.project_id}/messages/{uuid.uuid4().int % 10**19}"}
-        if status == 404:
-            return 404, _google_error(404, "NOT_FOUND", "Requested entity was not found.", fcm="UNREGISTERED")
-        if status == 503:
-            return 503, _google_error(503, "UNAVAILABLE", "The service is currently unavailable.", fcm="UNAVAILABLE")
-        return status, _google_error(status, "INTERNAL", "Internal error encountered.", fcm="INTERNAL")
+        return status, _google_error(status, *FCM_ERRORS.get(status, FCM_ERRORS[500]))
+
+
+# The error answers of FCM HTTP v1 by HTTP status: (google.rpc status, message, FCM error code or None)
+FCM_ERRORS = {
+    400: ("INVALID_ARGUMENT", "Request contains an invalid argument.", "INVALID_ARGUMENT"),
+    403: ("PERMISSION_DENIED", "The caller does not have permission.", None),
+    404: ("NOT_FOUND", "Requested entity was not found.", "UNREGISTERED"),
+    429: ("RESOURCE_EXHAUSTED", "Quota exceeded for the message target.", "QUOTA_EXCEEDED"),
+    500: ("INTERNAL", "Internal error encountered.", "INTERNAL"),
+    503: ("UNAVAILABLE", "The service is currently unavailable.", "UNAVAILABLE"),
+}
 
 
 def _google_error(code: int, status: str, message: str, fcm: str | None = None) -> dict:

@@ -4,18 +4,17 @@ fake_providers.py): FCM HTTP v1 after the service account's OAuth token exchange
 and TLS with an ES256 provider token. The libraries are pointed at the fakes by settings
 (FCM_CREDENTIALS_FILE's token_uri and FCM_ENDPOINT; the APNS_* keys, APNS_ENDPOINT and
 SSL_CERT_FILE), as in docs/mobile.md. Success, an invalid or unregistered token (the device is
-deactivated), a 5xx then success (retried, delivered once)."""
-from datetime import timedelta
-
+deactivated), a 5xx or FCM's quota then success (retried, delivered once), an FCM refusal not
+worth a retry, a legacy GCM device."""
 import pytest
 from django.conf import settings as django_settings
 from django.utils import timezone
+from push_notifications.models import GCMDevice
 
 from notifications.models import Event, PushDelivery
 from notifications.push_providers import push_providers_configure
-from notifications.push_send import push_delivery_attempt
 from tests.helpers import ALL_CARDS, strings_in
-from tests.notifications.conftest import invite_accepted, pass_turn
+from tests.notifications.conftest import invite_accepted, pass_turn, retried_then_delivered
 from tests.notifications.fake_providers import FakeAPNs, FakeFCM
 
 API = "/api/v1"
@@ -147,10 +146,14 @@ def test_a_bad_or_unregistered_apns_token_deactivates_the_device(people, apns, d
 
 @pytest.mark.parametrize("platform, token, failures, error", [
     ("fcm", FCM_TOKEN, [503] * 5, "fcm_UNAVAILABLE"),  # more than firebase-admin's own 4 retries of a 503
+    ("fcm", FCM_TOKEN, [500] * 5, "fcm_INTERNAL"),  # and of a 500
+    ("fcm", FCM_TOKEN, [429], "fcm_RESOURCE_EXHAUSTED"),  # QUOTA_EXCEEDED: not retried by firebase-admin
     ("apns", APNS_TOKEN, [503], "apns_ServiceUnavailable"),  # aioapns does not retry
-])
-def test_a_5xx_is_retried_with_backoff_then_delivered_once(people, settings, request, platform, token, failures, error,
-                                                          django_capture_on_commit_callbacks):
+    ("apns", APNS_TOKEN, [500], "apns_InternalServerError"),
+], ids=["fcm-503", "fcm-500", "fcm-429", "apns-503", "apns-500"])
+def test_a_5xx_or_quota_is_retried_with_backoff_then_delivered_once(people, settings, request, platform, token,
+                                                                   failures, error,
+                                                                   django_capture_on_commit_callbacks):
     alice, bob = people
     fake = request.getfixturevalue(platform)
     settings.OKGIN_PUSH_BACKOFF_SECONDS = 30.0
@@ -160,15 +163,41 @@ def test_a_5xx_is_retried_with_backoff_then_delivered_once(people, settings, req
     before = timezone.now()
     with django_capture_on_commit_callbacks(execute=True):
         invite_accepted(alice, bob)
-    row = PushDelivery.objects.get()
-    assert (row.status, row.attempts, row.last_error) == ("pending", 1, error)
-    assert before + timedelta(seconds=30) <= row.next_attempt_at <= timezone.now() + timedelta(seconds=30)
-    assert push_delivery_attempt(delivery_id=row.pk) is None  # not due yet: nothing sent
-    PushDelivery.objects.filter(pk=row.pk).update(next_attempt_at=timezone.now())  # the backoff has passed
-    assert push_delivery_attempt(delivery_id=row.pk).status == "delivered"
+    retried_then_delivered(error, before)
     assert fake.sends(token) == failures + [200]
     assert fake.kinds(token) == ["invitation_received"]  # delivered once
     assert _pushes(bob, device) == [("invitation_received", "delivered", 2, "")]
+
+
+@pytest.mark.parametrize("status, error, active", [
+    (403, "fcm_PERMISSION_DENIED", True),  # the project may not send: not retried, the device kept
+    (400, "invalid_token", False),  # INVALID_ARGUMENT: django-push-notifications deactivates the device
+])
+def test_an_fcm_refusal_that_a_retry_would_not_change_fails_at_once(people, fcm, status, error, active,
+                                                                    django_capture_on_commit_callbacks):
+    alice, bob = people
+    fcm.register(FCM_TOKEN)
+    fcm.script(FCM_TOKEN, [status])
+    device = _device(bob, "fcm", FCM_TOKEN)
+    with django_capture_on_commit_callbacks(execute=True):
+        invite_accepted(alice, bob)
+    assert fcm.sends(FCM_TOKEN) == [status]
+    assert _pushes(bob, device) == [("invitation_received", "failed", 1, error)]
+    assert bob.get(f"{API}/devices/").json()["results"][0]["active"] is active
+
+
+def test_a_legacy_gcm_device_is_sent_nothing_and_fails(people, fcm, django_capture_on_commit_callbacks):
+    """django-push-notifications sends nothing to a device registered for GCM (Google shut it down):
+    no answer, so no FCM error code; the push fails as ``fcm_error``, not retried."""
+    alice, bob = people
+    fcm.register(FCM_TOKEN)
+    device = _device(bob, "fcm", FCM_TOKEN)
+    GCMDevice.objects.update(cloud_message_type="GCM")  # registered before FCM replaced GCM
+    with django_capture_on_commit_callbacks(execute=True):
+        invite_accepted(alice, bob)
+    assert fcm.sends(FCM_TOKEN) == []
+    assert _pushes(bob, device) == [("invitation_received", "failed", 1, "fcm_error")]
+    assert bob.get(f"{API}/devices/").json()["results"][0]["active"] is True
 
 
 # --- configuration ---------------------------------------------------------------------------
