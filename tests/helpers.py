@@ -76,6 +76,15 @@ ASSERTED_CODES: list[str] = []
 _RULE = re.compile(r"^R\d+(\.\d+)?$")
 
 
+def lock_waiting(pid: int) -> bool:
+    """Whether the PostgreSQL backend ``pid`` is waiting for a lock (a row lock shows as a transaction id)."""
+    from django.db import connection
+
+    with connection.cursor() as cur:
+        cur.execute("SELECT count(*) FROM pg_locks WHERE pid = %s AND NOT granted", [pid])
+        return cur.fetchone()[0] > 0
+
+
 def assert_error(response, code: str) -> dict:
     """Assert that ``response`` (a Django test or ``requests`` response) is the API's error answer
     for ``code``: the HTTP status listed for it in ``okgin_project.error_codes``, a JSON body of

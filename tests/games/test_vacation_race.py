@@ -19,18 +19,11 @@ from games.models import Game
 from notifications.models import Event
 from okgin_project.timestamps import iso
 from players.models import Player
-from tests.helpers import register
+from tests.helpers import lock_waiting, register
 
 pytestmark = pytest.mark.django_db(transaction=True)
 API = "/api/v1"
 LIMIT = 3 * 86400  # 3 days a turn
-
-
-def _lock_waiting(pid: int) -> bool:
-    """Whether the backend ``pid`` is waiting for a lock (a row lock shows as a transaction id)."""
-    with connection.cursor() as cur:
-        cur.execute("SELECT count(*) FROM pg_locks WHERE pid = %s AND NOT granted", [pid])
-        return cur.fetchone()[0] > 0
 
 
 def _first_held_then_second(first, second) -> bool:
@@ -71,7 +64,7 @@ def _first_held_then_second(first, second) -> bool:
     t2 = threading.Thread(target=run_second)
     t2.start()
     for _ in range(1200):  # until done or blocked; a bound against a hang, not a time budget
-        if second_done.wait(0.05) or (second_pid and _lock_waiting(second_pid[0])):
+        if second_done.wait(0.05) or (second_pid and lock_waiting(second_pid[0])):
             break
     waited = not second_done.is_set()
     release.set()

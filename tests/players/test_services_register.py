@@ -1,6 +1,7 @@
 """Player names are unique regardless of letter case (in the database too), the ``ai-`` prefix is
 reserved in any case, and names are looked up case-insensitively and exactly."""
 import threading
+import time
 
 import pytest
 from django.contrib.auth import get_user_model
@@ -8,7 +9,7 @@ from django.db import IntegrityError, connection, transaction
 
 from players.models import Player
 from players.services import player_register
-from tests.helpers import assert_error, register
+from tests.helpers import assert_error, lock_waiting, register
 
 
 def _counts():
@@ -73,6 +74,53 @@ def test_concurrent_registrations_of_case_variants_make_one_player(anon):
     assert sorted(results, key=str) == sorted([(201, None)] + [(409, "username_taken")] * 3, key=str)
     assert Player.objects.filter(name__iexact="kim").count() == 1
     assert get_user_model().objects.filter(username__iexact="kim").count() == 1
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.error_code("username_taken")
+def test_a_name_registered_after_the_early_check_is_taken_at_the_insert(anon):
+    """The interleaving forced on PostgreSQL: the test holds a SHARE lock on the players' table, so
+    "kim"'s registration passes the early check, saves its user and waits to insert its player;
+    "Kim" is registered and committed meanwhile. "kim"'s insert then breaks the case-insensitive
+    unique constraint: 409 username_taken, and nothing of "kim" is left. Lock timeouts bound every
+    wait."""
+    assert connection.vendor == "postgresql"
+    answers, pids, errors = [], [], []
+
+    def register_kim():
+        from rest_framework.test import APIClient
+
+        try:
+            with connection.cursor() as cur:
+                cur.execute("SET lock_timeout = '20s'")
+                cur.execute("SELECT pg_backend_pid()")
+                pids.append(cur.fetchone()[0])
+            answers.append(APIClient().post("/api/v1/auth/register/",
+                                            {"username": "kim", "password": "correct-horse-42"}, format="json"))
+        except BaseException as exc:  # noqa: BLE001 (reported below)
+            errors.append(exc)
+        finally:
+            connection.close()
+
+    kim = threading.Thread(target=register_kim)
+    try:
+        with transaction.atomic():
+            with connection.cursor() as cur:
+                cur.execute("SET LOCAL lock_timeout = '20s'")
+                cur.execute(f"LOCK TABLE {Player._meta.db_table} IN SHARE MODE")
+            kim.start()
+            for _ in range(400):  # until it waits for the table; a bound against a hang
+                if not kim.is_alive() or (pids and lock_waiting(pids[0])):
+                    break
+                time.sleep(0.05)
+            assert kim.is_alive() and lock_waiting(pids[0]), errors  # waiting to insert its player
+            player_register(username="Kim", password="correct-horse-42")
+    finally:
+        kim.join(60)
+    assert not kim.is_alive() and not errors, errors
+    assert assert_error(answers[0], "username_taken")["message"] == "This username is taken."
+    assert list(Player.objects.values_list("name", flat=True)) == ["Kim"]
+    assert list(get_user_model().objects.values_list("username", flat=True)) == ["Kim"]
 
 
 @pytest.mark.django_db
