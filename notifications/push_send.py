@@ -157,6 +157,9 @@ def _send_fcm(device, payload: dict) -> tuple[str, bool]:
 
 
 APNS_RETRYABLE = ("InternalServerError", "ServiceUnavailable", "TooManyRequests", "Shutdown", "IdleTimeout")
+# What django-push-notifications (3.3) reports in place of Apple's reason when the request did not get
+# an answer: no answer within its 1 s, or any exception of aioapns (connection refused, reset, TLS).
+APNS_NO_ANSWER = ("TimeoutError", "CommunicationError")
 
 
 def _send_apns(device, payload: dict) -> tuple[str, bool]:
@@ -169,7 +172,10 @@ def _send_apns(device, payload: dict) -> tuple[str, bool]:
         raise ValueError(str(exc)) from exc
     except APNSServerError:  # aioapns could not connect
         return "connection_failed", True
-    except APNSError as exc:  # APNs refused it: "... errors: <reason>" (Apple's reason code)
+    except APNSError as exc:  # "... with errors: <reason>": Apple's reason code, or no answer
+        described = str(exc).partition(" with errors: ")[2]
+        if described.startswith(APNS_NO_ANSWER):  # APNs not reached, or silent: try again later
+            return "connection_failed", True
         device.refresh_from_db(fields=["active"])
         if not device.active:  # Unregistered, BadDeviceToken, DeviceTokenNotForTopic
             return "invalid_token", False

@@ -14,6 +14,7 @@ from push_notifications.models import GCMDevice
 from notifications.models import Event, PushDelivery
 from notifications.push_providers import push_providers_configure
 from tests.helpers import ALL_CARDS, strings_in
+from tests.loopback import refused_port
 from tests.notifications.conftest import invite_accepted, pass_turn, retried_then_delivered
 from tests.notifications.fake_providers import FakeAPNs, FakeFCM
 
@@ -167,6 +168,31 @@ def test_a_5xx_or_quota_is_retried_with_backoff_then_delivered_once(people, sett
     assert fake.sends(token) == failures + [200]
     assert fake.kinds(token) == ["invitation_received"]  # delivered once
     assert _pushes(bob, device) == [("invitation_received", "delivered", 2, "")]
+
+
+def test_an_apns_server_that_cannot_be_reached_is_tried_again_later(people, settings, apns,
+                                                                   django_capture_on_commit_callbacks):
+    """APNs down (its port refuses connections): django-push-notifications reports no answer
+    ("TimeoutError" after its 1 s, or "CommunicationError: ..."), which is not Apple refusing the
+    push, so the push stays pending for the backoff and is delivered once APNs answers again; the
+    device stays active."""
+    alice, bob = people
+    settings.OKGIN_PUSH_BACKOFF_SECONDS = 30.0
+    apns.register(APNS_TOKEN)
+    device = _device(bob, "apns", APNS_TOKEN)
+    before = timezone.now()
+    with refused_port() as port:
+        settings.OKGIN_APNS_ENDPOINT = f"127.0.0.1:{port}"
+        push_providers_configure()
+        with django_capture_on_commit_callbacks(execute=True):
+            invite_accepted(alice, bob)
+    settings.OKGIN_APNS_ENDPOINT = apns.endpoint  # reachable again
+    push_providers_configure()
+    assert apns.sends(APNS_TOKEN) == []  # nothing reached the fake while its port was elsewhere
+    retried_then_delivered("connection_failed", before)
+    assert apns.kinds(APNS_TOKEN) == ["invitation_received"]
+    assert _pushes(bob, device) == [("invitation_received", "delivered", 2, "")]
+    assert [d["active"] for d in bob.get(f"{API}/devices/").json()["results"]] == [True]
 
 
 @pytest.mark.parametrize("status, error, active", [
