@@ -89,7 +89,7 @@ def action_submit(
 
 
 def _action_submit_locked(
-    *, game_id, player, expected_version, action, idempotency_key, pause_check=True,
+    *, game_id, player, expected_version, action, idempotency_key, pause_check,
 ) -> ActionResponse | None:
     game = _game_lock(game_id=game_id)
     seat = game.seat_of(player)

@@ -202,8 +202,9 @@ def test_acting_on_a_resigned_game_is_409_game_not_active(alice, bob):
     me = alice if game["to_act"] == 0 else bob
     r = me.post(f"/api/v1/games/{gid}/actions/", {"version": finished["version"], "action": {"type": "pass"}},
                 format="json")
-    assert_error(r, "game_not_active")
-    assert_error(alice.post(f"/api/v1/games/{gid}/resign/"), "game_not_active")
+    assert assert_error(r, "game_not_active")["message"] == "The game is not in play."
+    again = assert_error(alice.post(f"/api/v1/games/{gid}/resign/"), "game_not_active")
+    assert again["message"] == "The game is not in play."
     assert Game.objects.get(pk=gid).version == finished["version"] and not Move.objects.filter(game_id=gid).exists()
 
 
