@@ -179,7 +179,7 @@ def _send_apns(device, payload: dict) -> tuple[str, bool]:
         device.refresh_from_db(fields=["active"])
         if not device.active:  # Unregistered, BadDeviceToken, DeviceTokenNotForTopic
             return "invalid_token", False
-        reason = str(exc).rsplit(": ", 1)[-1].strip() or "error"
+        reason = described.strip() or "error"
         return f"apns_{reason}"[:100], reason in APNS_RETRYABLE
     except OSError:  # refused, reset, TLS handshake: aioapns lets these through
         return "connection_failed", True
