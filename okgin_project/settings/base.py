@@ -266,6 +266,9 @@ CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_TASK_IGNORE_RESULT = True  # tasks report through the database, not results
 CELERY_TASK_DEFAULT_QUEUE = env.str("CELERY_TASK_DEFAULT_QUEUE", default="celery")
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
+# Celery's prefork pool, fixed so a worker survives re-registering after a broker outage
+# (see okgin_project/worker_pool.py).
+CELERY_WORKER_POOL = "okgin_project.worker_pool:TaskPool"
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 CELERY_BROKER_CONNECTION_MAX_RETRIES = None  # a worker waits out any broker outage (never gives up)
 CELERY_BROKER_TRANSPORT_OPTIONS = {
