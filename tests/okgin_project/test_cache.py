@@ -63,3 +63,33 @@ def test_incr_is_atomic_a_key_expiring_meanwhile_is_not_recreated_without_timeou
         assert r.exists(cache.make_and_validate_key("missing")) == 0
     finally:
         server.stop()
+
+
+def _window_caches():
+    from django.core.cache.backends.locmem import LocMemCache
+
+    prefix = f"test-window-{uuid.uuid4().hex}"
+    return [RedisCache(settings.REDIS_URL, {"KEY_PREFIX": prefix}), LocMemCache(prefix, {})]
+
+
+def test_window_hit_counts_only_what_it_lets_through_and_weighs_the_previous_window():
+    """The rate limits' sliding-window count, on Redis (the script) and in process memory (the
+    fallback): the same answers. Requests refused are not counted; the previous window's count
+    weighs in by its weight; this window's count expires with the timeout given."""
+    import redis
+
+    from okgin_project.throttling import window_hit
+
+    for cache in _window_caches():
+        try:
+            hits = [window_hit(cache, "w:2", "w:1", 3, 0.0, 120) for _ in range(4)]
+            assert hits == [(True, 1, 0), (True, 2, 0), (True, 3, 0), (False, 3, 0)], cache
+            cache.set("w:2", 4, timeout=120)  # the next window: 4 before, weighed at 0.5 = 2, then 1 more
+            assert window_hit(cache, "w:3", "w:2", 3, 0.5, 120) == (True, 1, 4)
+            assert window_hit(cache, "w:3", "w:2", 3, 0.5, 120) == (False, 1, 4)
+            assert window_hit(cache, "w:3", "w:2", 3, 0.25, 120) == (True, 2, 4)  # later: 1 + 2 < 3
+            if isinstance(cache, RedisCache):
+                ttl = redis.Redis.from_url(settings.REDIS_URL).pttl(cache.make_and_validate_key("w:3"))
+                assert 110_000 < ttl <= 120_000
+        finally:
+            cache.delete_many(["w:1", "w:2", "w:3"])

@@ -58,3 +58,33 @@ def test_default_rates():
 
     assert base.OKGIN_THROTTLE_RATES == {"anon": "60/min", "user": "600/min", "auth": "20/min",
                                          "actions": "120/min"}
+
+
+@pytest.mark.django_db
+@pytest.mark.error_code("throttled")
+def test_limits_count_in_redis_one_window_key_per_scope(alice, settings):
+    """With production's Redis cache: the limit holds, the answer is 429 ``throttled`` with a
+    Retry-After of at most the period, and each limited scope keeps one count per client and window
+    (this window's count, expiring after two periods)."""
+    import uuid
+
+    import redis
+
+    prefix = f"test-throttle-{uuid.uuid4().hex}"  # (not cleared with cache.clear(): that flushes the db)
+    settings.CACHES = {"default": {"BACKEND": "okgin_project.cache.RedisCache", "LOCATION": settings.REDIS_URL,
+                                   "KEY_PREFIX": prefix}}
+    settings.OKGIN_THROTTLE_RATES = {"user": "3/min"}
+    codes = [alice.get("/api/v1/games/").status_code for _ in range(3)]
+    r = alice.get("/api/v1/games/")
+    assert codes == [200, 200, 200]
+    assert_error(r, "throttled")
+    assert 1 <= int(r["Retry-After"]) <= 60
+    client = redis.Redis.from_url(settings.REDIS_URL)
+    keys = client.keys(f"{prefix}:*")
+    try:
+        assert len(keys) == 1 and b"throttle_user_" in keys[0]
+        assert int(client.get(keys[0])) == 3  # the refused request is not counted
+        assert 60_000 < client.pttl(keys[0]) <= 120_000
+    finally:
+        if keys:
+            client.delete(*keys)
