@@ -12,14 +12,16 @@ from players.models import Player
 
 from .ratings import ai_player_ratings, player_ratings
 from .models import Game, GameKind, GameStatus, Move, Round
+from .rows import game_with_players
 
 
 def game_get_for_viewer(*, game_id: int, player: Player) -> tuple[Game, int | None]:
     """The game and the viewer's seat (None for a non-seated viewer of an open challenge).
 
+    The game comes with its players (``games.rows.game_with_players``, the game view's one query).
     Raises ``NotFound`` if the game does not exist or the player may not see it.
     """
-    game = Game.objects.select_related("player0", "player1").filter(pk=game_id).first()
+    game = game_with_players(game_id=game_id)
     if game is None:
         raise NotFound("No such game.")
     seat = game.seat_of(player)

@@ -12,8 +12,6 @@ from datetime import timedelta
 from typing import Any
 
 from django.conf import settings
-from django.db.models import BigIntegerField
-from django.db.models.expressions import RawSQL
 from django.utils import timezone
 
 from games import engine
@@ -27,40 +25,25 @@ from .. import notices as game_notices
 from .. import ratings
 from ..models import EndReason, Game, GameStatus, Move, Round
 from ..queue import ai_turn_queue
+from ..rows import game_with_players
 
 _system_random = secrets.SystemRandom()
-
-
-# The id of the game's current Round (the one numbered ``round_number``), as a correlated subquery
-# on the locked row. Written out once instead of an ORM ``Subquery(OuterRef(...))``, which Django
-# compiles again on every lock (issue 14: about 0.3 ms of CPU per lock); the same SQL runs on
-# PostgreSQL and SQLite. The outer query names ``Game``'s table by itself (Django's alias for the
-# base table; its only joins are the players' table, aliased apart), so the subquery can refer to it.
-_CURRENT_ROUND_SQL = (
-    f"SELECT r.{Round._meta.pk.column} FROM {Round._meta.db_table} r"
-    f" WHERE r.{Round._meta.get_field('game').column} = {Game._meta.db_table}.{Game._meta.pk.column}"
-    f" AND r.{Round._meta.get_field('number').column} = {Game._meta.db_table}.{Game._meta.get_field('round_number').column}"
-)
 
 
 def _game_lock(*, game_id: int) -> Game:
     """Lock and return the game row (caller must be inside ``transaction.atomic``), with its
     players and ``current_round_id`` (the id of the ``Round`` in play or last dealt, None before the
-    first deal), read in the same statement. Only the game's row is locked (``of=("self",)``:
-    ``SELECT ... FOR UPDATE OF games_game`` on PostgreSQL; SQLite has no row locks and Django
-    leaves the clause out there, the write transaction serializing instead), not its players'.
+    first deal), read in the same statement (``games.rows.game_with_players``: SQL written once, not
+    compiled by the ORM at each lock, issue 14). Only the game's row is locked
+    (``SELECT ... FOR UPDATE OF`` the game on PostgreSQL; SQLite has no row locks and the clause is
+    left out there, the write transaction serializing instead), not its players'.
 
     Raises ``NotFound`` if there is no such game.
     """
-    try:
-        return (
-            Game.objects.select_related("player0", "player1")
-            .select_for_update(of=("self",))
-            .annotate(current_round_id=RawSQL(_CURRENT_ROUND_SQL, (), output_field=BigIntegerField()))
-            .get(pk=game_id)
-        )
-    except Game.DoesNotExist:
-        raise NotFound("No such game.") from None
+    game = game_with_players(game_id=game_id, lock=True)
+    if game is None:
+        raise NotFound("No such game.")
+    return game
 
 
 def _players_lock(*, player_ids) -> dict[int, Player]:

@@ -1,0 +1,65 @@
+"""games/rows.py: the game row with its players and current round's id, read by hand-written SQL,
+equals what the ORM's ``select_related`` read gives, field for field; the lock form refuses to run
+outside a transaction and locks the game's row only."""
+import psycopg
+import pytest
+from django.db import connection, transaction
+from django.db.transaction import TransactionManagementError
+
+from games import services
+from games.models import Game, Round
+from games.rows import game_with_players
+from players.models import Player
+from tests.games.factories import game_make, player_make
+
+
+def _fields(obj) -> dict:
+    return {f.attname: getattr(obj, f.attname) for f in type(obj)._meta.concrete_fields}
+
+
+@pytest.mark.django_db
+def test_game_with_players_equals_the_orm_read():
+    game = game_make()
+    last = Round.objects.filter(game=game).order_by("-number").first()
+    read = game_with_players(game_id=game.pk)
+    orm = Game.objects.select_related("player0", "player1").get(pk=game.pk)
+    assert _fields(read) == _fields(orm)  # every column, converted alike (JSON, times, booleans)
+    assert isinstance(read.state, dict) and read.turn_started_at.tzinfo is not None
+    assert read.current_round_id == last.pk
+    for seat in (0, 1):
+        assert _fields(read.player_at(seat)) == _fields(orm.player_at(seat))
+    with connection.execute_wrapper(_no_queries):  # the players came with the row: no query for them
+        assert (read.player0.name, read.player1.name) == (orm.player0.name, orm.player1.name)
+
+
+def _no_queries(execute, sql, params, many, context):
+    raise AssertionError(f"query: {sql}")
+
+
+@pytest.mark.django_db
+def test_an_open_challenge_has_no_second_player_and_no_round():
+    creator = player_make()
+    game = services.game_create(creator=creator, kind="open")
+    read = game_with_players(game_id=game.pk)
+    assert read.player1 is None and read.player1_id is None and read.current_round_id is None
+    assert read.player0 == creator and _fields(read) == _fields(Game.objects.get(pk=game.pk))
+    assert game_with_players(game_id=game.pk + 1000) is None
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_lock_holds_the_game_row_only():
+    game = game_make()
+    with pytest.raises(TransactionManagementError):
+        game_with_players(game_id=game.pk, lock=True)
+    if connection.vendor != "postgresql":
+        return
+    db = connection.settings_dict
+    url = f"postgres://{db['USER']}@{db['HOST']}:{db['PORT']}/{db['NAME']}"
+    with transaction.atomic():
+        assert game_with_players(game_id=game.pk, lock=True).pk == game.pk
+        with psycopg.connect(url, autocommit=True) as other:
+            other.execute("SET lock_timeout = '200ms'")
+            other.execute("SELECT 1 FROM players_player WHERE id = %s FOR UPDATE", [game.player0_id])
+            with pytest.raises(psycopg.errors.LockNotAvailable):
+                other.execute("SELECT 1 FROM games_game WHERE id = %s FOR UPDATE", [game.pk])
+    assert Player.objects.filter(pk=game.player0_id).exists()
