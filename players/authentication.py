@@ -14,16 +14,21 @@ import time
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
+from django.db import DEFAULT_DB_ALIAS, connections
 from rest_framework.exceptions import AuthenticationFailed
 from rest_framework_simplejwt.authentication import JWTAuthentication
 from rest_framework_simplejwt.exceptions import InvalidToken
 from rest_framework_simplejwt.settings import api_settings
 
+from okgin_project.rows import converted, instance, model_columns
+
+from .models import Player
 from .tokens import token_is_current
 
 
 class PlayerJWTAuthentication(JWTAuthentication):
-    """simplejwt's authentication with ``select_related("player")`` (one SQL query per request).
+    """simplejwt's authentication reading the user with its player (one SQL query per request,
+    ``_user_read``).
 
     Raises 401 ``user_not_found`` / ``user_inactive`` (DRF's ``AuthenticationFailed``: simplejwt's
     own wraps the code in a dict that the API would answer as ``authentication_failed``), 401
@@ -62,13 +67,48 @@ def _user_with_player(user_id):
             hit = _recent.get(str(user_id))
         if hit is not None and hit[0] > now:
             return _copied(hit[1])
-    user = get_user_model().objects.select_related("player").get(**{api_settings.USER_ID_FIELD: user_id})
+    user = _user_read(user_id)
     if ttl > 0:
         with _recent_lock:
             if len(_recent) >= _RECENT_MAX:
                 _recent.clear()
             _recent[str(user_id)] = (now + ttl, user)
         return _copied(user)
+    return user
+
+
+_statements: dict = {}  # db alias -> (SQL, converters) of _user_read
+
+
+def _user_read(user_id, using: str = DEFAULT_DB_ALIAS):
+    """The user whose ``USER_ID_FIELD`` is ``user_id`` with its player (None if it has none) cached
+    as ``select_related("player")`` caches it, by SQL written once (``okgin_project.rows``: the ORM
+    compiled that join at every request, issue 14). Raises the user model's ``DoesNotExist``."""
+    user_model = get_user_model()
+    id_field = user_model._meta.get_field(api_settings.USER_ID_FIELD)
+    connection = connections[using]
+    if using not in _statements:
+        qn = connection.ops.quote_name
+        user_cols, user_converters = model_columns(connection, "u", user_model)
+        player_cols, player_converters = model_columns(connection, "p", Player)
+        _statements[using] = (
+            f"SELECT {', '.join(user_cols + player_cols)} FROM {qn(user_model._meta.db_table)} u"
+            f" LEFT JOIN {qn(Player._meta.db_table)} p ON p.{qn(Player._meta.get_field('user').column)}"
+            f" = u.{qn(user_model._meta.pk.column)} WHERE u.{qn(id_field.column)} = %s",
+            user_converters + player_converters,
+        )
+    sql, converters = _statements[using]
+    with connection.cursor() as cursor:
+        cursor.execute(sql, [id_field.get_db_prep_value(user_id, connection)])
+        row = cursor.fetchone()
+    if row is None:
+        raise user_model.DoesNotExist(f"{user_model._meta.object_name} matching query does not exist.")
+    values = converted(row, converters, connection)
+    n_user = len(user_model._meta.concrete_fields)
+    user, player = instance(user_model, using, values[:n_user]), instance(Player, using, values[n_user:])
+    user_model._meta.get_field("player").set_cached_value(user, player)
+    if player is not None:
+        Player._meta.get_field("user").set_cached_value(player, user)
     return user
 
 
