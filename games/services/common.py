@@ -278,13 +278,17 @@ _ACTION_FIELDS = (
 )
 
 
-def _action_apply(*, game: Game, seat: int, action: Any, auto_played: bool = False) -> list[dict]:
+def _action_apply(*, game: Game, seat: int, action: Any, auto_played: bool = False,
+                  pending: list | None = None) -> list[dict]:
     """Apply one action to the locked ``game`` row: append the Move, close the round and deal the
     next one when it ends (R3.2, R3.3), finish the match (R10.1), start the next turn's clock, bump
-    the version, and write the notification events. An action the player chose (not
+    the version, save the row and write the notification events. An action the player chose (not
     ``auto_played`` for them after a timeout) resets their count of consecutive auto-played turns.
 
-    Returns the events (unredacted dicts). Raises the engine's ``EngineError`` before any write.
+    ``pending``: a list that collects the events' notices instead, the row's save and the events
+    being left to the caller (``_actions_written``, once for a run of actions under one lock: the
+    AI's turn, issue 14). Returns the events (unredacted dicts). Raises the engine's
+    ``EngineError`` before any write.
     """
     state = _state_of(game)
     new_state, events = engine.apply(state, seat, action)
@@ -323,14 +327,24 @@ def _action_apply(*, game: Game, seat: int, action: Any, auto_played: bool = Fal
     game.dealer = new_state.round.dealer if new_state.round else new_state.dealer
     turn_started = _set_turn(game, new_state, restart=dealt) if game.status == GameStatus.ACTIVE else False
     _version_bump(game)
+    notices = game_notices.action_notices(
+        game=game, seat=seat, action=action.to_dict(), events=event_dicts, turn_started=turn_started,
+    )
+    if pending is None:
+        _actions_written(game=game, notices=notices)
+    else:
+        pending += notices
+    return event_dicts
+
+
+def _actions_written(*, game: Game, notices: list) -> None:
+    """Save the locked ``game`` row after ``_action_apply`` (while the match goes on only the
+    columns an action changes, ``_ACTION_FIELDS``) and create the events of ``notices``."""
     if game.status == GameStatus.ACTIVE:
         game.save(update_fields=_ACTION_FIELDS)  # not the rules, staff decks, seats... that no action changes
     else:
         game.save()
-    events_create(notices=game_notices.action_notices(
-        game=game, seat=seat, action=action.to_dict(), events=event_dicts, turn_started=turn_started,
-    ))
-    return event_dicts
+    events_create(notices=notices)
 
 
 def _ai_turn_schedule_if_due(*, game: Game) -> None:

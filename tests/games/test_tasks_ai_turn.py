@@ -137,3 +137,47 @@ def test_ai_level_is_random_simple_or_strong_and_shown(alice):
     r = alice.post("/api/v1/games/new/", {"kind": "ai", "ai_level": "medium"}, format="json")
     assert r.status_code == 400 and r.json()["error"]["code"] == "bad_ai_level"
     assert Game.objects.count() == n
+
+
+@pytest.mark.django_db
+def test_an_ai_turn_saves_the_game_row_and_writes_its_events_once(django_capture_on_commit_callbacks):
+    """A turn of several AI actions (draw then discard, or take the upcard then discard) updates
+    the game row once and inserts its events in one statement, still one ``opponent_moved`` per AI
+    action, in order, with the version each action reached; the row ends as the turn left it."""
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    from notifications.models import Event
+
+    with django_capture_on_commit_callbacks(execute=False):
+        me, game = _ai_game()
+    for _ in range(20):
+        game = Game.objects.get(pk=game.pk)
+        assert game.status == "active" and game.to_act_seat == 0
+        state = engine.MatchState.from_dict(game.state)
+        action = next(a for a in engine.legal_actions(state) if a.type in ("pass", "draw_stock", "discard"))
+        with django_capture_on_commit_callbacks(execute=False):
+            services.action_submit(game_id=game.pk, player=me, expected_version=game.version,
+                                   action=action.to_dict())
+        game = Game.objects.get(pk=game.pk)
+        if not game.awaiting_ai:
+            continue
+        moves_before = Move.objects.filter(game=game).count()
+        events_before = Event.objects.filter(player=me).count()
+        with CaptureQueriesContext(connection) as queries:
+            played = tasks.ai_turn_play.apply(kwargs={"game_id": game.pk, "expected_version": game.version}).get()
+        if played < 2:
+            continue
+        sqls = [q["sql"] for q in queries.captured_queries]
+        assert sum(s.startswith('UPDATE "games_game"') for s in sqls) == 1, sqls
+        assert sum(s.startswith('INSERT INTO "notifications_event"') for s in sqls) == 1, sqls
+        after = Game.objects.get(pk=game.pk)
+        ai_moves = list(Move.objects.filter(game=game, seq__gt=moves_before).order_by("seq"))
+        assert len(ai_moves) == played and after.version == game.version + played
+        moved = list(Event.objects.filter(player=me, kind="opponent_moved").order_by("id"))[-played:]
+        assert [e.data["version"] for e in moved] == list(range(game.version + 1, after.version + 1))
+        assert [e.data["action"]["type"] for e in moved] == [m.action["type"] for m in ai_moves]
+        assert Event.objects.filter(player=me).count() > events_before
+        assert after.to_act_seat == 0 or after.status == "finished"
+        return
+    pytest.fail("no AI turn of two actions in 20 of the person's actions")
