@@ -15,7 +15,7 @@ from __future__ import annotations
 from django.db import DEFAULT_DB_ALIAS, connections
 from django.db.transaction import TransactionManagementError
 
-from okgin_project.rows import converted, instance, model_columns
+from okgin_project.rows import converted, in_range, instance, model_columns
 from players.models import Player
 
 from .models import Game, Round
@@ -59,7 +59,8 @@ def _statement(alias: str, lock: bool) -> tuple[str, list]:
 def game_with_players(*, game_id: int, lock: bool = False, using: str = DEFAULT_DB_ALIAS) -> Game | None:
     """The ``Game`` ``game_id`` with ``player0`` and ``player1`` loaded (as ``select_related``
     loads them; None for an empty seat) and ``current_round_id`` (the id of the ``Round`` numbered
-    ``round_number``, None before the first deal), or None when there is no such game.
+    ``round_number``, None before the first deal), or None when there is no such game (also for
+    an id too large for the column, as the ORM answers).
 
     ``lock``: ``SELECT ... FOR UPDATE OF`` the game's row (PostgreSQL), for a caller inside
     ``transaction.atomic`` (raises ``TransactionManagementError`` outside one, as
@@ -67,6 +68,8 @@ def game_with_players(*, game_id: int, lock: bool = False, using: str = DEFAULT_
     connection = connections[using]
     if lock and connection.get_autocommit():
         raise TransactionManagementError("select_for_update cannot be used outside of a transaction.")
+    if not in_range(connection, Game._meta.pk, game_id):
+        return None
     sql, converters = _statement(using, lock)
     with connection.cursor() as cursor:
         cursor.execute(sql, [game_id])

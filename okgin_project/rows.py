@@ -41,3 +41,11 @@ def instance(model: type[Model], using: str, values: list) -> Model | None:
     if values[0] is None:
         return None
     return model.from_db(using, [f.attname for f in model._meta.concrete_fields], values)
+
+
+def in_range(connection, field, value: int) -> bool:
+    """True when the integer ``value`` fits ``field``'s column on this database. The ORM answers
+    no row for an exact lookup with a value that does not fit (SQLite's driver raises
+    ``OverflowError`` beyond 64 bits, PostgreSQL refuses it); a reader here does the same."""
+    low, high = connection.ops.integer_field_range(field.get_internal_type())
+    return (low is None or value >= low) and (high is None or value <= high)

@@ -20,7 +20,7 @@ from rest_framework_simplejwt.authentication import JWTAuthentication
 from rest_framework_simplejwt.exceptions import InvalidToken
 from rest_framework_simplejwt.settings import api_settings
 
-from okgin_project.rows import converted, instance, model_columns
+from okgin_project.rows import converted, in_range, instance, model_columns
 
 from .models import Player
 from .tokens import token_is_current
@@ -98,9 +98,12 @@ def _user_read(user_id, using: str = DEFAULT_DB_ALIAS):
             user_converters + player_converters,
         )
     sql, converters = _statements[using]
-    with connection.cursor() as cursor:
-        cursor.execute(sql, [id_field.get_db_prep_value(user_id, connection)])
-        row = cursor.fetchone()
+    value = id_field.get_db_prep_value(user_id, connection)
+    row = None
+    if not isinstance(value, int) or in_range(connection, id_field, value):
+        with connection.cursor() as cursor:
+            cursor.execute(sql, [value])
+            row = cursor.fetchone()
     if row is None:
         raise user_model.DoesNotExist(f"{user_model._meta.object_name} matching query does not exist.")
     values = converted(row, converters, connection)

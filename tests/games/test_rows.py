@@ -44,6 +44,7 @@ def test_an_open_challenge_has_no_second_player_and_no_round():
     assert read.player1 is None and read.player1_id is None and read.current_round_id is None
     assert read.player0 == creator and _fields(read) == _fields(Game.objects.get(pk=game.pk))
     assert game_with_players(game_id=game.pk + 1000) is None
+    assert game_with_players(game_id=2**63) is None  # too large for the column: no row, as the ORM answers
 
 
 @pytest.mark.django_db(transaction=True)
