@@ -64,59 +64,73 @@ def game_key(game_id: int) -> str:
     return f"g{game_id}"
 
 
+class _Waited:
+    """A key somebody waits on: its publish counter, how many wait, and their condition."""
+
+    __slots__ = ("count", "waiters", "condition")
+
+    def __init__(self, lock: threading.Lock) -> None:
+        self.count = 0
+        self.waiters = 0
+        self.condition = threading.Condition(lock)
+
+
 class LocalHub:
     """In-process hub: ``mark(key)`` before reading, ``wait(key, mark, timeout)`` after; a
-    ``publish`` of the key in between makes ``wait`` return at once. Counters exist only while
-    somebody waits on the key (``release``)."""
+    ``publish`` of the key in between makes ``wait`` return at once. A key exists only while
+    somebody waits on it (``release``), with a condition of its own: a publish wakes the requests
+    waiting on its keys, not every waiting request of the process (issue 14: with one condition
+    for all, each publish woke every long-poll of the process to check its key)."""
 
     def __init__(self) -> None:
-        self._cv = threading.Condition()
-        self._counts: dict[str, int] = {}
-        self._waiters: dict[str, int] = {}
+        self._lock = threading.Lock()  # shared by every key's condition
+        self._keys: dict[str, _Waited] = {}
 
     def mark(self, key: str) -> int:
         """Register interest in ``key`` and return its counter (pair with ``release``)."""
-        with self._cv:
-            self._waiters[key] = self._waiters.get(key, 0) + 1
-            return self._counts.setdefault(key, 0)
+        with self._lock:
+            waited = self._keys.get(key)
+            if waited is None:
+                waited = self._keys[key] = _Waited(self._lock)
+            waited.waiters += 1
+            return waited.count
 
     def release(self, key: str) -> None:
-        with self._cv:
-            left = self._waiters.get(key, 0) - 1
-            if left <= 0:
-                self._waiters.pop(key, None)
-                self._counts.pop(key, None)
-            else:
-                self._waiters[key] = left
+        with self._lock:
+            waited = self._keys.get(key)
+            if waited is None:
+                return
+            waited.waiters -= 1
+            if waited.waiters <= 0:
+                del self._keys[key]
 
     def wait(self, key: str, mark: int, timeout: float) -> bool:
         """Block until ``key`` was published after ``mark`` (True) or ``timeout`` seconds pass
-        (False)."""
-        with self._cv:
-            return self._cv.wait_for(lambda: self._counts.get(key, mark) != mark, timeout=max(0.0, timeout))
+        (False). ``key`` must be marked and not yet released."""
+        with self._lock:
+            waited = self._keys[key]
+            return waited.condition.wait_for(lambda: waited.count != mark, timeout=max(0.0, timeout))
 
     def publish(self, keys: Iterable[str]) -> None:
         """Wake the waiters of ``keys`` (keys nobody waits on are ignored)."""
-        with self._cv:
-            woke = False
+        with self._lock:
             for key in keys:
-                if key in self._counts:
-                    self._counts[key] += 1
-                    woke = True
-            if woke:
-                self._cv.notify_all()
+                waited = self._keys.get(key)
+                if waited is not None:
+                    waited.count += 1
+                    waited.condition.notify_all()
 
     def publish_all(self) -> None:
         """Wake every waiter (they read the database again)."""
-        with self._cv:
-            for key in self._counts:
-                self._counts[key] += 1
-            self._cv.notify_all()
+        with self._lock:
+            for waited in self._keys.values():
+                waited.count += 1
+                waited.condition.notify_all()
 
     def waiting(self) -> int:
         """How many requests wait now (for tests and benchmarks)."""
-        with self._cv:
-            return sum(self._waiters.values())
+        with self._lock:
+            return sum(w.waiters for w in self._keys.values())
 
     def ready(self) -> None:
         """Nothing to start in-process."""

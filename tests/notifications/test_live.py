@@ -247,3 +247,38 @@ def test_no_service_changes_a_game_version_but_through_version_bump():
     bump = Path(root / "games/services/common.py").read_text().splitlines()
     assert found == [f"games/services/common.py:{n}" for n, line in enumerate(bump, 1) if VERSION_WRITE.search(line)]
     assert len(found) == 1 and "game.version += 1" in bump[int(found[0].rsplit(":", 1)[1]) - 1]
+
+
+def test_a_publish_wakes_the_waiters_of_its_key_only():
+    """Each waited key has its own condition: a publish of one key leaves the requests waiting on
+    other keys asleep (the same waiter lock still queued on their condition, never notified), and
+    wakes its own."""
+    import threading
+    import time
+
+    hub = live.LocalHub()
+    woke = {}
+
+    def waiter(key):
+        mark = hub.mark(key)
+        try:
+            woke[key] = hub.wait(key, mark, 30)
+        finally:
+            hub.release(key)
+
+    threads = {k: threading.Thread(target=waiter, args=(k,)) for k in ("g1", "g2")}
+    for t in threads.values():
+        t.start()
+    deadline = time.monotonic() + 10
+    while hub.waiting() < 2 or any(not hub._keys[k].condition._waiters for k in ("g1", "g2")):
+        assert time.monotonic() < deadline
+        time.sleep(0.01)
+    asleep = list(hub._keys["g2"].condition._waiters)
+    hub.publish(["g1"])
+    threads["g1"].join(timeout=10)
+    assert woke == {"g1": True}
+    time.sleep(0.05)
+    assert list(hub._keys["g2"].condition._waiters) == asleep  # g2's waiter was never notified
+    hub.publish(["g2"])
+    threads["g2"].join(timeout=10)
+    assert woke == {"g1": True, "g2": True} and hub.waiting() == 0
