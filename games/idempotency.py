@@ -26,10 +26,11 @@ from datetime import timedelta
 from typing import Any, Callable
 
 from django.conf import settings
-from django.db import IntegrityError, transaction
+from django.db import DEFAULT_DB_ALIAS, IntegrityError, connections, transaction
 from django.utils import timezone
 
 from okgin_project.errors import ServiceError
+from okgin_project.rows import converted, in_range, instance, model_columns
 from okgin_project.params import idempotency_key_header
 
 from games import engine
@@ -54,7 +55,8 @@ def request_hash(payload: Any) -> str:
 def idempotency_replay(*, player, operation: str, game_id: int | None, key: str, request: Any) -> StoredResponse | None:
     """The stored answer for ``key`` in this scope, or None. Raises ``ServiceError`` 422
     ``idempotency_key_reused`` when the key was used for a different ``request``."""
-    record = IdempotencyRecord.objects.filter(player=player, operation=operation, game_id=game_id, key=key).first()
+    record = _record_read(player_id=player.pk if player is not None else None, operation=operation,
+                          game_id=game_id, key=key)
     if record is not None and record.created_at < _cutoff():
         record.delete()  # expired: the key is free again (in the caller's transaction)
         record = None
@@ -67,6 +69,39 @@ def idempotency_replay(*, player, operation: str, game_id: int | None, key: str,
         return StoredResponse(status=record.response_status, replayed=True,
                               body=action_response_rebuild(record=record, player=player))
     return StoredResponse(status=record.response_status, body=record.response_body, replayed=True)
+
+
+_statements: dict = {}  # (db alias, player is None, game is None) -> (SQL, converters) of _record_read
+
+
+def _record_read(*, player_id: int | None, operation: str, game_id: int | None, key: str,
+                 using: str = DEFAULT_DB_ALIAS) -> IdempotencyRecord | None:
+    """The first ``IdempotencyRecord`` of this scope and key (None: no such record), by SQL written
+    once (``okgin_project.rows``; the ORM compiled this lookup at every changing POST, issue 14).
+    ``player_id`` and ``game_id`` None match records without one, as the ORM's ``=None`` filter."""
+    connection = connections[using]
+    if game_id is not None and not in_range(connection, IdempotencyRecord._meta.get_field("game").target_field, game_id):
+        return None  # no game has such an id (SQLite's driver would raise OverflowError)
+    shape = (using, player_id is None, game_id is None)
+    if shape not in _statements:
+        qn = connection.ops.quote_name
+        meta = IdempotencyRecord._meta
+        columns, converters = model_columns(connection, "r", IdempotencyRecord)
+        where = [f"r.{qn(meta.get_field('player').column)}" + (" IS NULL" if player_id is None else " = %s"),
+                 f"r.{qn(meta.get_field('operation').column)} = %s",
+                 f"r.{qn(meta.get_field('game').column)}" + (" IS NULL" if game_id is None else " = %s"),
+                 f"r.{qn(meta.get_field('key').column)} = %s"]
+        _statements[shape] = (
+            f"SELECT {', '.join(columns)} FROM {qn(meta.db_table)} r WHERE {' AND '.join(where)}"
+            f" ORDER BY r.{qn(meta.pk.column)} LIMIT 1",
+            converters,
+        )
+    sql, converters = _statements[shape]
+    params = [v for v in (player_id, operation, game_id, key) if v is not None]
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        row = cursor.fetchone()
+    return None if row is None else instance(IdempotencyRecord, using, converted(row, converters, connection))
 
 
 def _cutoff():

@@ -64,3 +64,29 @@ def test_the_lock_holds_the_game_row_only():
             with pytest.raises(psycopg.errors.LockNotAvailable):
                 other.execute("SELECT 1 FROM games_game WHERE id = %s FOR UPDATE", [game.pk])
     assert Player.objects.filter(pk=game.player0_id).exists()
+
+
+@pytest.mark.django_db
+def test_the_idempotency_lookup_equals_the_orm_read():
+    """games.idempotency._record_read, by SQL written once: the same record as the ORM's filter
+    (player or game None matching records without one), the first by id, None when there is none
+    (also for a game id too large for the column)."""
+    from games.idempotency import _record_read
+    from games.models import IdempotencyRecord
+
+    game, other = game_make(), player_make()
+    made = [IdempotencyRecord.objects.create(player=p, operation=op, game=g, key="k", request_hash="h",
+                                             response_status=200, response_body={"n": i},
+                                             move_seq=1 if op == "action" else None)
+            for i, (p, op, g) in enumerate([(game.player0, "action", game), (game.player0, "resign", game),
+                                            (None, "register", None), (other, "game_create", None)])]
+    for record in made:
+        read = _record_read(player_id=record.player_id, operation=record.operation, game_id=record.game_id, key="k")
+        orm = IdempotencyRecord.objects.filter(player_id=record.player_id, operation=record.operation,
+                                               game_id=record.game_id, key="k").first()
+        assert read.pk == record.pk and _fields(read) == _fields(orm)
+        assert read.response_body == record.response_body and read.created_at.tzinfo is not None
+    assert _record_read(player_id=game.player0_id, operation="action", game_id=game.pk, key="other") is None
+    assert _record_read(player_id=other.pk, operation="action", game_id=game.pk, key="k") is None
+    assert _record_read(player_id=game.player0_id, operation="action", game_id=None, key="k") is None
+    assert _record_read(player_id=game.player0_id, operation="action", game_id=2**63, key="k") is None
