@@ -27,7 +27,12 @@ How a decision is made (only the :class:`PlayerView` is read):
    often it throws its least-deadwood card, what it takes and lets pass, learned from the hands
    revealed at the end of each round and its public moves; a baseline prior until then); up to
    ``filter_tries`` more draws per determinization, then the most likely hand drawn: no hand is
-   ruled out. The playouts let the opponent knock only at the estimated threshold. The earlier
+   ruled out. The playouts let the opponent knock only at the estimated threshold. Against an
+   opponent estimated to pass up knocks (threshold below the knock limit: a gin hunter, a
+   cautious player) a drawn hand is first improved as a waiting player improves it
+   (:func:`evolve_hand`, ``evolve``: half its stock draws this round replayed, keeping the
+   least-deadwood cards), since its real hand has had those draws to get better; weighted
+   draws alone gave such hands far more deadwood than the real ones. The earlier
    model (``opponent_model="filter"``) keeps only hands that explain the last two turns as the
    baseline would play them (:func:`plausible`: each discard its least-deadwood discard, no knock
    passed up), which brought the sampled hands' deadwood close to a baseline opponent's (real 29.7
@@ -170,6 +175,29 @@ def plausible(opp: int, k: Knowledge, rules: SimRules, knock_check: bool = True,
     return False
 
 
+def evolve_hand(opp: int, stock: list[int], keep: int, draws: int, rng: random.Random
+                ) -> tuple[int, list[int]]:
+    """A sampled opponent hand improved as a player who waits improves it: ``draws`` times, a
+    random card of ``stock`` (card indices) joins the ten cards of ``opp`` (mask) and the
+    least-deadwood discard (R2.4; never a card of ``keep``, the cards the seat knows it holds)
+    goes back to the stock. Returns ``(hand_mask, stock)``, the stock shuffled again (a fresh
+    order; the same cards as before, less the hand's new cards, plus its old ones). Raises
+    nothing; ``stock`` is not modified."""
+    pool = list(stock)
+    n = len(pool)
+    if n == 0 or draws <= 0:
+        return opp, stock
+    for _ in range(draws):
+        j = rng.randrange(n)
+        c = pool[j]
+        _dw, d = best_discard(opp | 1 << c, keep)
+        if d >= 0 and d != c:
+            opp = (opp | 1 << c) & ~(1 << d)
+            pool[j] = d
+    rng.shuffle(pool)
+    return opp, pool
+
+
 @dataclass
 class SearchStats:
     """What the last decision's search did: ``iterations`` (playouts and knock evaluations run),
@@ -209,7 +237,10 @@ class StrongPolicy:
     a plausible hand found earlier in the same search; ``opponent_model``: ``"adaptive"`` (the
     default: hands weighted by the likelihood of the opponent's turns under the style estimated
     in ``model``, an :class:`~.opponent.OpponentModel` fed by every view this policy sees) or
-    ``"filter"`` (the baseline-only filter above). After each ``choose``,
+    ``"filter"`` (the baseline-only filter above); ``evolve`` (0.5): with the adaptive model,
+    against an opponent whose estimated knock threshold is below the knock limit (R7.2), each
+    drawn hand first replays this fraction of the opponent's stock draws this round
+    (:func:`evolve_hand`; 0: off). After each ``choose``,
     ``last_stats`` is a :class:`SearchStats`. Raises ``ValueError`` for a negative budget, for
     neither a time budget nor an iteration cap, for another ``opponent_model``, and (``choose``) when the view has no legal action.
     """
@@ -227,7 +258,7 @@ class StrongPolicy:
                  early_stop: bool = True, max_discards: int = 2, confidence: float = 1.5,
                  search_discards: int = 8, discard_margin: float = 15.0, draw_share: float = 0.3,
                  filter_tries: int = 20, filter_knock: bool = True, filter_depth: int = 2,
-                 filter_reuse: bool = True, opponent_model: str = "adaptive"):
+                 filter_reuse: bool = True, opponent_model: str = "adaptive", evolve: float = 0.5):
         if time_budget is not None and time_budget < 0:
             raise ValueError("time_budget must be >= 0 seconds")
         if time_budget is None and (max_iterations is None or max_iterations < 1):
@@ -251,6 +282,7 @@ class StrongPolicy:
         self.filter_knock = filter_knock
         self.filter_depth = filter_depth
         self.filter_reuse = filter_reuse
+        self.evolve = evolve
         self._rng = random.Random(seed if seed is not None else random.SystemRandom().getrandbits(64))
         self.last_stats = SearchStats()
 
@@ -467,9 +499,14 @@ class StrongPolicy:
         style = self._style if self._style is not None else Style()
         best = (-1.0, opp, stock)
         depth = self.filter_depth
+        replays = 0
+        if self.evolve and style.threshold < rules.knock_limit:
+            replays = int(self.evolve * sum(1 for took, _ in k.opp_turns if took is None) + 0.5)
         for attempt in range(self.filter_tries + 1):
             if attempt:
                 opp, stock = sample_hidden(k, rng, unseen)
+            if replays:
+                opp, stock = evolve_hand(opp, stock, k.opp_known, replays, rng)
             u = rng.random()
             # The exact likelihood is needed only when it might accept (u below it) or beat the
             # best hand so far; when the last turn's factor (an upper bound) does neither, the

@@ -281,3 +281,62 @@ def test_the_search_samples_likely_hands_more_often_and_never_rules_one_out():
     # Measured with these seeds: mean likelihood 0.62 for the sampler's hands, 0.31 for plain
     # weighted draws, over 108 samples each.
     assert drawn / n > 1.5 * plain / n
+
+
+def test_evolve_hand_keeps_the_cards_and_never_raises_the_deadwood():
+    # Each replayed draw takes a stock card into the hand and throws the least-deadwood discard
+    # (R2.4) back: the hand stays ten cards, the cards the seat knows it holds stay, no card is
+    # lost or made up, and the least deadwood never goes up.
+    from games.engine.ai.strong import evolve_hand
+    rng = random.Random(5)
+    for trial in range(40):
+        deck = list(range(52))
+        rng.shuffle(deck)
+        hand = sum(1 << i for i in deck[:10])
+        keep = (1 << deck[0]) | (1 << deck[1])
+        stock = deck[10:40]
+        before = min_deadwood_of(hand)
+        new, pool = evolve_hand(hand, stock, keep, trial % 12, random.Random(trial))
+        assert bin(new).count("1") == 10 and new & keep == keep
+        assert sorted(pool + mask_indices(new)) == sorted(stock + mask_indices(hand))
+        assert min_deadwood_of(new) <= before
+    same, pool = evolve_hand(hand, stock, keep, 0, random.Random(1))
+    assert same == hand and pool == stock
+
+
+def min_deadwood_of(hand: int) -> int:
+    from games.engine.ai.playout import min_deadwood
+    return min_deadwood(hand)
+
+
+def test_samples_are_evolved_only_for_an_opponent_that_passes_up_knocks():
+    # ``evolve``: against an opponent whose estimated threshold is below the knock limit (here a
+    # gin hunter, learned from two declined knocks and a gin), a sampled hand is improved by
+    # replaying half its stock draws; against the prior (the baseline, which knocks when it may)
+    # the samples are those of evolve=0, draw for draw.
+    states = played_round()
+    view = player_view(states[4], 0)  # seat 0 to draw, after seat 1 drew from the stock and threw KH
+    k = read_knowledge(view)
+    assert [t for t, _ in k.opp_turns] == [None]
+    unseen = mask_indices(k.unseen)
+    r = rules(view.knock_limit)
+
+    def samples(evolve, model):
+        p = StrongPolicy(seed=1, time_budget=None, max_iterations=4, evolve=evolve)
+        p.model = model
+        p._style = model.style()
+        rr = SimRules(r.knock_limit, 25, 25, 1, True, opp_threshold=p._style.threshold)
+        rng = random.Random(3)
+        return [p._sample(k, rr, rng, unseen, []) for _ in range(60)]
+
+    assert samples(0.5, OpponentModel()) == samples(0.0, OpponentModel())
+    hunter = OpponentModel()
+    hunter.learn_round(result(1, 0, HELD_7), 0)
+    hunter.learn_round(result(2, 0, HELD_4), 0)
+    hunter.learn_round(result(3, 1, GIN), 0)
+    plain, evolved = samples(0.0, hunter), samples(2.0, hunter)
+    assert plain != evolved
+    for opp, stock in evolved:
+        assert len(stock) + bin(opp).count("1") == len(unseen)
+    mean = [sum(min_deadwood_of(o) for o, _ in s) / len(s) for s in (plain, evolved)]
+    assert mean[1] < mean[0]
