@@ -30,7 +30,7 @@ from django.db import DEFAULT_DB_ALIAS, IntegrityError, connections, transaction
 from django.utils import timezone
 
 from okgin_project.errors import ServiceError
-from okgin_project.rows import converted, in_range, instance, model_columns
+from okgin_project.rows import in_range, instance, model_columns, row_read
 from okgin_project.params import idempotency_key_header
 
 from games import engine
@@ -71,37 +71,30 @@ def idempotency_replay(*, player, operation: str, game_id: int | None, key: str,
     return StoredResponse(status=record.response_status, body=record.response_body, replayed=True)
 
 
-_statements: dict = {}  # (db alias, player is None, game is None) -> (SQL, converters) of _record_read
-
-
 def _record_read(*, player_id: int | None, operation: str, game_id: int | None, key: str,
                  using: str = DEFAULT_DB_ALIAS) -> IdempotencyRecord | None:
     """The first ``IdempotencyRecord`` of this scope and key (None: no such record), by SQL written
     once (``okgin_project.rows``; the ORM compiled this lookup at every changing POST, issue 14).
     ``player_id`` and ``game_id`` None match records without one, as the ORM's ``=None`` filter."""
-    connection = connections[using]
-    if game_id is not None and not in_range(connection, IdempotencyRecord._meta.get_field("game").target_field, game_id):
+    if game_id is not None and not in_range(connections[using],
+                                            IdempotencyRecord._meta.get_field("game").target_field, game_id):
         return None  # no game has such an id (SQLite's driver would raise OverflowError)
-    shape = (using, player_id is None, game_id is None)
-    if shape not in _statements:
+    no_player, no_game = player_id is None, game_id is None
+
+    def build(connection):
         qn = connection.ops.quote_name
         meta = IdempotencyRecord._meta
         columns, converters = model_columns(connection, "r", IdempotencyRecord)
-        where = [f"r.{qn(meta.get_field('player').column)}" + (" IS NULL" if player_id is None else " = %s"),
+        where = [f"r.{qn(meta.get_field('player').column)}" + (" IS NULL" if no_player else " = %s"),
                  f"r.{qn(meta.get_field('operation').column)} = %s",
-                 f"r.{qn(meta.get_field('game').column)}" + (" IS NULL" if game_id is None else " = %s"),
+                 f"r.{qn(meta.get_field('game').column)}" + (" IS NULL" if no_game else " = %s"),
                  f"r.{qn(meta.get_field('key').column)} = %s"]
-        _statements[shape] = (
-            f"SELECT {', '.join(columns)} FROM {qn(meta.db_table)} r WHERE {' AND '.join(where)}"
-            f" ORDER BY r.{qn(meta.pk.column)} LIMIT 1",
-            converters,
-        )
-    sql, converters = _statements[shape]
+        return (f"SELECT {', '.join(columns)} FROM {qn(meta.db_table)} r WHERE {' AND '.join(where)}"
+                f" ORDER BY r.{qn(meta.pk.column)} LIMIT 1", converters)
+
     params = [v for v in (player_id, operation, game_id, key) if v is not None]
-    with connection.cursor() as cursor:
-        cursor.execute(sql, params)
-        row = cursor.fetchone()
-    return None if row is None else instance(IdempotencyRecord, using, converted(row, converters, connection))
+    values = row_read(using, ("idempotency_record", no_player, no_game), build, params)
+    return None if values is None else instance(IdempotencyRecord, using, values)
 
 
 def _cutoff():

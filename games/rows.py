@@ -15,21 +15,15 @@ from __future__ import annotations
 from django.db import DEFAULT_DB_ALIAS, connections
 from django.db.transaction import TransactionManagementError
 
-from okgin_project.rows import converted, in_range, instance, model_columns
+from okgin_project.rows import in_range, instance, model_columns, row_read
 from players.models import Player
 
 from .models import Game, Round
 
-_statements: dict[tuple[str, bool], tuple[str, list]] = {}  # (db alias, lock) -> _statement's answer
-
-
-def _statement(alias: str, lock: bool) -> tuple[str, list]:
-    """``(sql, converters)`` of the read for the database ``alias``: ``sql`` takes the game id as
-    its one parameter; ``converters``: each column's (``okgin_project.rows.model_columns``)."""
-    found = _statements.get((alias, lock))
-    if found is not None:
-        return found
-    connection = connections[alias]
+def _statement(connection, lock: bool) -> tuple[str, list]:
+    """``(sql, converters)`` of the read on ``connection`` (``okgin_project.rows.row_read`` makes it
+    once per database): ``sql`` takes the game id as its one parameter; ``converters``: each
+    column's (``okgin_project.rows.model_columns``)."""
     qn = connection.ops.quote_name
     columns, converters = [], []
     for table_alias, model in (("g", Game), ("p0", Player), ("p1", Player)):
@@ -52,7 +46,6 @@ def _statement(alias: str, lock: bool) -> tuple[str, list]:
     )
     if lock and connection.features.has_select_for_update:
         sql += " FOR UPDATE OF g"  # the game's row only, not its players'
-    _statements[(alias, lock)] = (sql, converters)
     return sql, converters
 
 
@@ -70,13 +63,9 @@ def game_with_players(*, game_id: int, lock: bool = False, using: str = DEFAULT_
         raise TransactionManagementError("select_for_update cannot be used outside of a transaction.")
     if not in_range(connection, Game._meta.pk, game_id):
         return None
-    sql, converters = _statement(using, lock)
-    with connection.cursor() as cursor:
-        cursor.execute(sql, [game_id])
-        row = cursor.fetchone()
-    if row is None:
+    values = row_read(using, ("game_with_players", lock), lambda conn: _statement(conn, lock), [game_id])
+    if values is None:
         return None
-    values = converted(row, converters, connection)
     n_game, n_player = len(Game._meta.concrete_fields), len(Player._meta.concrete_fields)
     game = instance(Game, using, values[:n_game])
     for name, start in (("player0", n_game), ("player1", n_game + n_player)):

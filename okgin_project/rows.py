@@ -10,7 +10,28 @@ SQLite's times and booleans), then ``Model.from_db``.
 """
 from __future__ import annotations
 
+from typing import Callable, Hashable
+
+from django.db import connections
 from django.db.models import Model
+
+_statements: dict[tuple[str, Hashable], tuple[str, list]] = {}  # (db alias, name) -> (SQL, converters)
+
+
+def row_read(using: str, name: Hashable, build: Callable, params: list) -> list | None:
+    """The first row of the statement ``name`` on database ``using``, each value through its
+    column's converters (``converted``), or None when there is no row. ``build(connection)`` makes
+    ``(sql, converters)`` the first time a database is asked for ``name`` (``name`` says which
+    shape of a reader's statement: lock or not, NULL or not); later calls reuse them."""
+    connection = connections[using]
+    found = _statements.get((using, name))
+    if found is None:
+        found = _statements[(using, name)] = build(connection)
+    sql, converters = found
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        row = cursor.fetchone()
+    return None if row is None else converted(row, converters, connection)
 
 
 def model_columns(connection, table_alias: str, model: type[Model]) -> tuple[list[str], list[tuple]]:

@@ -20,7 +20,7 @@ from rest_framework_simplejwt.authentication import JWTAuthentication
 from rest_framework_simplejwt.exceptions import InvalidToken
 from rest_framework_simplejwt.settings import api_settings
 
-from okgin_project.rows import converted, in_range, instance, model_columns
+from okgin_project.rows import in_range, instance, model_columns, row_read
 
 from .models import Player
 from .tokens import token_is_current
@@ -77,9 +77,6 @@ def _user_with_player(user_id):
     return user
 
 
-_statements: dict = {}  # db alias -> (SQL, converters) of _user_read
-
-
 def _user_read(user_id, using: str = DEFAULT_DB_ALIAS):
     """The user whose ``USER_ID_FIELD`` is ``user_id`` with its player (None if it has none) cached
     as ``select_related("player")`` caches it, by SQL written once (``okgin_project.rows``: the ORM
@@ -87,26 +84,22 @@ def _user_read(user_id, using: str = DEFAULT_DB_ALIAS):
     user_model = get_user_model()
     id_field = user_model._meta.get_field(api_settings.USER_ID_FIELD)
     connection = connections[using]
-    if using not in _statements:
+
+    def build(connection):
         qn = connection.ops.quote_name
         user_cols, user_converters = model_columns(connection, "u", user_model)
         player_cols, player_converters = model_columns(connection, "p", Player)
-        _statements[using] = (
-            f"SELECT {', '.join(user_cols + player_cols)} FROM {qn(user_model._meta.db_table)} u"
-            f" LEFT JOIN {qn(Player._meta.db_table)} p ON p.{qn(Player._meta.get_field('user').column)}"
-            f" = u.{qn(user_model._meta.pk.column)} WHERE u.{qn(id_field.column)} = %s",
-            user_converters + player_converters,
-        )
-    sql, converters = _statements[using]
+        return (f"SELECT {', '.join(user_cols + player_cols)} FROM {qn(user_model._meta.db_table)} u"
+                f" LEFT JOIN {qn(Player._meta.db_table)} p ON p.{qn(Player._meta.get_field('user').column)}"
+                f" = u.{qn(user_model._meta.pk.column)} WHERE u.{qn(id_field.column)} = %s",
+                user_converters + player_converters)
+
     value = id_field.get_db_prep_value(user_id, connection)
-    row = None
+    values = None
     if not isinstance(value, int) or in_range(connection, id_field, value):
-        with connection.cursor() as cursor:
-            cursor.execute(sql, [value])
-            row = cursor.fetchone()
-    if row is None:
+        values = row_read(using, "user_with_player", build, [value])
+    if values is None:
         raise user_model.DoesNotExist(f"{user_model._meta.object_name} matching query does not exist.")
-    values = converted(row, converters, connection)
     n_user = len(user_model._meta.concrete_fields)
     user, player = instance(user_model, using, values[:n_user]), instance(Player, using, values[n_user:])
     user_model._meta.get_field("player").set_cached_value(user, player)
