@@ -30,7 +30,7 @@ from django.db import DEFAULT_DB_ALIAS, IntegrityError, connections, transaction
 from django.utils import timezone
 
 from okgin_project.errors import ServiceError
-from okgin_project.rows import in_range, instance, model_columns, row_read
+from okgin_project.rows import in_range, instance, model_columns, row_insert, row_read
 from okgin_project.params import idempotency_key_header
 
 from games import engine
@@ -132,10 +132,10 @@ def action_idempotency_store(*, player, game: Game, key: str, request: Any, resp
     ``ACTION_ROW_FIELDS`` of the answer; ``action_response_rebuild`` gives the answer back.
     Call inside the action's transaction."""
     detail = response.body["game"]
-    IdempotencyRecord.objects.create(player=player, operation="action", game_id=game.pk, key=key,
-                                     request_hash=request_hash(request), response_status=response.status,
-                                     response_body={f: detail[f] for f in ACTION_ROW_FIELDS},
-                                     move_seq=game.move_count)
+    row_insert(IdempotencyRecord(player=player, operation="action", game_id=game.pk, key=key,
+                                 request_hash=request_hash(request), response_status=response.status,
+                                 response_body={f: detail[f] for f in ACTION_ROW_FIELDS},
+                                 move_seq=game.move_count))  # issue 14: not compiled by the ORM
 
 
 def action_response_rebuild(*, record: IdempotencyRecord, player) -> dict:

@@ -1,7 +1,8 @@
-"""Model rows read by SQL written once, for the few hot reads where the ORM's compiling of a
-``select_related`` join at every call cost more CPU than the query (issue 14:
+"""Model rows read and written by SQL written once, for the few hot reads where the ORM's
+compiling of a ``select_related`` join at every call cost more CPU than the query (issue 14:
 ``games.rows.game_with_players``, the authenticated user with its player in
-``players.authentication``).
+``players.authentication``) and the writes of every action (``row_insert``, ``row_update``: the
+move, the game row, the Idempotency-Key record).
 
 The SQL is made from the models' fields (a new column is read without a change to the reader) and
 the rows become instances the way the ORM makes them: every value through the converters the
@@ -12,10 +13,10 @@ from __future__ import annotations
 
 from typing import Callable, Hashable
 
-from django.db import connections
+from django.db import DatabaseError, connections
 from django.db.models import Model
 
-_statements: dict[tuple[str, Hashable], tuple[str, list]] = {}  # (db alias, name) -> (SQL, converters)
+_statements: dict[tuple[str, Hashable], tuple[str, list]] = {}  # (db alias, name) -> (SQL, converters or fields)
 
 
 def row_read(using: str, name: Hashable, build: Callable, params: list) -> list | None:
@@ -70,3 +71,50 @@ def in_range(connection, field, value: int) -> bool:
     ``OverflowError`` beyond 64 bits, PostgreSQL refuses it); a reader here does the same."""
     low, high = connection.ops.integer_field_range(field.get_internal_type())
     return (low is None or value >= low) and (high is None or value <= high)
+
+
+def row_insert(obj: Model, *, using: str = "default") -> None:
+    """INSERT ``obj`` as a new row, as ``Model.save()`` would write it, by an INSERT made once per
+    model and database: every concrete field but an auto primary key, each value prepared by the
+    field as the ORM's compiler prepares it (``pre_save``: ``auto_now``/``auto_now_add`` times,
+    then ``get_db_prep_save``: JSON, times, ...). The new row's id is not read back (``obj.pk``
+    stays None) and no ``pre_save``/``post_save`` signal is sent: for rows that nothing reads
+    back in the same request and that no signal receiver watches (a move, an Idempotency-Key
+    record; issue 14: the ORM's compiling of each INSERT cost more CPU than the statement).
+    Raises the database's ``IntegrityError`` as ``save()`` does."""
+    model, connection = type(obj), connections[using]
+    found = _statements.get((using, ("insert", model)))
+    if found is None:
+        qn = connection.ops.quote_name
+        fields = [f for f in model._meta.concrete_fields if not (f.primary_key and f.db_returning)]
+        sql = (f"INSERT INTO {qn(model._meta.db_table)} ({', '.join(qn(f.column) for f in fields)})"
+               f" VALUES ({', '.join(['%s'] * len(fields))})")
+        found = _statements[(using, ("insert", model))] = (sql, fields)
+    sql, fields = found
+    params = [f.get_db_prep_save(f.pre_save(obj, True), connection) for f in fields]
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+    obj._state.db = using
+
+
+def row_update(obj: Model, fields: tuple[str, ...], *, using: str = "default") -> None:
+    """UPDATE the columns of ``fields`` (field names) of ``obj``'s row, as
+    ``obj.save(update_fields=fields)`` would write them (``pre_save`` then ``get_db_prep_save`` per
+    field, so an ``auto_now`` time is set), by an UPDATE made once per model, fields and database,
+    sending no signal. Raises ``DatabaseError`` when no row has ``obj``'s primary key, as
+    ``save(update_fields=...)`` does."""
+    model, connection = type(obj), connections[using]
+    found = _statements.get((using, ("update", model, fields)))
+    if found is None:
+        qn, meta = connection.ops.quote_name, model._meta
+        columns = [meta.get_field(name) for name in fields]
+        sql = (f"UPDATE {qn(meta.db_table)} SET {', '.join(f'{qn(f.column)} = %s' for f in columns)}"
+               f" WHERE {qn(meta.pk.column)} = %s")
+        found = _statements[(using, ("update", model, fields))] = (sql, columns)
+    sql, columns = found
+    params = [f.get_db_prep_save(f.pre_save(obj, False), connection) for f in columns]
+    params.append(model._meta.pk.get_db_prep_value(obj.pk, connection))
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        if cursor.rowcount != 1:
+            raise DatabaseError("Save with update_fields did not affect any rows.")

@@ -18,6 +18,7 @@ from games import engine
 from notifications.live import live_game_publish_after_commit
 from notifications.services import events_create
 from okgin_project.errors import NotFound
+from okgin_project.rows import row_insert, row_update
 from players.models import Player
 
 from .. import fairness
@@ -296,18 +297,11 @@ def _action_apply(*, game: Game, seat: int, action: Any, auto_played: bool = Fal
     if round_id is None:
         round_id = Round.objects.filter(game_id=game.pk, number=game.round_number).values_list("pk", flat=True).get()
     game.move_count += 1
-    Move.objects.create(
-        game=game,
-        round_id=round_id,
-        seq=game.move_count,
-        seat=seat,
-        action=action.to_dict(),
-        events=[e.to_dict() for e in events],
-        auto_played=auto_played,
-    )
+    event_dicts = [e.to_dict() for e in events]
+    row_insert(Move(game=game, round_id=round_id, seq=game.move_count, seat=seat, action=action.to_dict(),
+                    events=event_dicts, auto_played=auto_played))  # issue 14: not compiled by the ORM
     if not auto_played:
         game.auto_played_set(seat, 0)
-    event_dicts = [e.to_dict() for e in events]
     ended = next((e for e in events if e.type == "round_ended"), None)
     if ended is not None:
         result = ended.data["result"]
@@ -341,7 +335,7 @@ def _actions_written(*, game: Game, notices: list) -> None:
     """Save the locked ``game`` row after ``_action_apply`` (while the match goes on only the
     columns an action changes, ``_ACTION_FIELDS``) and create the events of ``notices``."""
     if game.status == GameStatus.ACTIVE:
-        game.save(update_fields=_ACTION_FIELDS)  # not the rules, staff decks, seats... that no action changes
+        row_update(game, _ACTION_FIELDS)  # not the rules, staff decks, seats... that no action changes
     else:
         game.save()
     events_create(notices=notices)

@@ -90,3 +90,56 @@ def test_the_idempotency_lookup_equals_the_orm_read():
     assert _record_read(player_id=other.pk, operation="action", game_id=game.pk, key="k") is None
     assert _record_read(player_id=game.player0_id, operation="action", game_id=None, key="k") is None
     assert _record_read(player_id=game.player0_id, operation="action", game_id=2**63, key="k") is None
+
+
+@pytest.mark.django_db
+def test_row_insert_writes_what_the_orm_writes():
+    """okgin_project.rows.row_insert: the same row as ``save()``, field for field (JSON, the
+    auto_now_add time, booleans, the foreign keys), with a new id; a second row with the same
+    (game, seq) is refused by the database as ``create`` is."""
+    from django.db import IntegrityError
+    from django.utils import timezone
+
+    from games.models import Move
+    from okgin_project.rows import row_insert
+
+    game = game_make()
+    round_id = Round.objects.get(game=game, number=game.round_number).pk
+    values = {"game_id": game.pk, "round_id": round_id, "seat": 1, "action": {"type": "discard", "card": "QC"},
+              "events": [{"type": "discarded", "seat": 1, "card": "QC", "n": [1, None, True]}],
+              "auto_played": True}
+    before = timezone.now()
+    row_insert(Move(seq=900, **values))
+    Move.objects.create(seq=901, **values)
+    written, saved = Move.objects.get(game=game, seq=900), Move.objects.get(game=game, seq=901)
+    assert written.pk is not None and written.pk != saved.pk
+    for name in ("game_id", "round_id", "seat", "action", "events", "auto_played"):
+        assert getattr(written, name) == getattr(saved, name) == values[name]
+    assert before <= written.created_at <= saved.created_at  # auto_now_add, set as save() sets it
+    with pytest.raises(IntegrityError), transaction.atomic():
+        row_insert(Move(seq=900, **values))
+    assert Move.objects.filter(game=game, seq=900).count() == 1
+
+
+@pytest.mark.django_db
+def test_row_update_writes_the_named_fields_only():
+    """okgin_project.rows.row_update: the named columns as ``save(update_fields=...)`` writes them
+    (an auto_now time moves on), the others untouched even when changed on the instance; a row
+    that does not exist raises DatabaseError, as save(update_fields=...) does."""
+    from django.db import DatabaseError
+
+    from okgin_project.rows import row_update
+
+    game = game_make()
+    stored = Game.objects.get(pk=game.pk)
+    game.version, game.score0, game.state = game.version + 7, 33, {"marker": [1, 2]}
+    game.variant = "classic"  # not named: not written
+    row_update(game, ("version", "score0", "state", "updated_at"))
+    read = Game.objects.get(pk=game.pk)
+    assert (read.version, read.score0, read.state) == (stored.version + 7, 33, {"marker": [1, 2]})
+    assert read.variant == stored.variant != "classic"
+    assert read.updated_at > stored.updated_at and read.updated_at == game.updated_at
+    assert (read.score1, read.move_count, read.rules) == (stored.score1, stored.move_count, stored.rules)
+    gone = Game(pk=game.pk + 1000, version=1)
+    with pytest.raises(DatabaseError):
+        row_update(gone, ("version",))
