@@ -34,6 +34,8 @@ logger = logging.getLogger(__name__)
 app = Celery("okgin")
 app.config_from_object("django.conf:settings", namespace="CELERY")
 app.autodiscover_tasks()
+# A worker whose shutdown wedges still exits, for its supervisor to restart (issue 14).
+app.steps["worker"].add("okgin_project.worker_watchdog:StopWatchdog")
 
 
 @signals.setup_logging.connect

@@ -401,6 +401,11 @@ OKGIN_LIVE_WAIT_MAX = 30  # seconds a request may wait
 
 # Seconds a Celery worker's last answer keeps /readyz's "celery" part up (okgin_project/health.py).
 OKGIN_READYZ_WORKER_MAX_AGE = env.float("READYZ_WORKER_MAX_AGE", default=30.0)
+# A worker whose shutdown hangs leaves anyway so its supervisor restarts it
+# (okgin_project/worker_watchdog.py): seconds after an unrecoverable error; seconds of a normal
+# warm shutdown (0: the longest task hard time limit + 30).
+OKGIN_WORKER_FAILED_STOP_SECONDS = env.float("WORKER_FAILED_STOP_SECONDS", default=30.0)
+OKGIN_WORKER_STOP_SECONDS = env.float("WORKER_STOP_SECONDS", default=0.0)
 
 # Beat records each scheduling pass in Redis (okgin_project/heartbeat.py) and wakes at least every
 # 10 s, so its healthcheck can tell a scheduling beat from a stuck one.

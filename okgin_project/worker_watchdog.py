@@ -1,0 +1,106 @@
+"""A worker whose shutdown wedges exits anyway, so its supervisor restarts it (issue 14).
+
+Compose's ``restart: unless-stopped`` and systemd's ``Restart=always`` act when the worker process
+exits. After an ``Unrecoverable error`` (the consumer died; ``okgin_project/worker_pool.py`` fixes
+the one seen) Celery runs a warm shutdown, and that shutdown was seen to hang with the broker
+connection half open (Celery's own ``WorkController._shutdown`` says "a silent broker can still
+wedge a warm shutdown"): the process stayed alive, consumed nothing, and nothing restarted it.
+
+``StopWatchdog`` is a worker bootstep. When the worker's shutdown begins (its blueprint closes the
+steps, before any of them is stopped) it starts a timer on a daemon thread. If the process is still
+alive when the timer runs out, it logs ``worker_stop_wedged`` at CRITICAL, kills the pool's child
+processes and leaves with ``os._exit`` (the worker's exit code, 1 when it had none), so the
+supervisor restarts it. Tasks are acknowledged late and rejected when their worker is lost
+(``CELERY_TASK_ACKS_LATE``, ``CELERY_TASK_REJECT_ON_WORKER_LOST``), so a killed task is delivered
+again and, being safe to run twice, played once.
+
+The grace: ``OKGIN_WORKER_FAILED_STOP_SECONDS`` (30) after an unrecoverable error (the worker set
+a non-zero exit code: there is nothing to wait for), else ``OKGIN_WORKER_STOP_SECONDS``; 0 (the
+default) means the longest hard time limit of the registered tasks plus 30 seconds, so a normal
+warm shutdown (SIGTERM) still lets every running task finish. Registered on the Celery app in
+``okgin_project.celery``.
+"""
+from __future__ import annotations
+
+import logging
+import os
+import signal
+import threading
+
+from celery import bootsteps
+
+logger = logging.getLogger(__name__)
+
+STOP_MARGIN_SECONDS = 30  # added to the longest task's hard time limit for a normal warm shutdown
+
+
+def stop_grace_seconds(worker) -> float:
+    """Seconds the shutdown of ``worker`` (a Celery ``WorkController``) may take before the watchdog
+    ends the process: ``OKGIN_WORKER_FAILED_STOP_SECONDS`` when the worker is stopping with a
+    non-zero exit code (an unrecoverable error), else ``OKGIN_WORKER_STOP_SECONDS`` or, when that
+    is 0, the longest hard time limit (``time_limit``, else ``task_time_limit``) of the app's
+    tasks plus ``STOP_MARGIN_SECONDS``."""
+    from django.conf import settings
+
+    if worker.exitcode:
+        return float(settings.OKGIN_WORKER_FAILED_STOP_SECONDS)
+    if settings.OKGIN_WORKER_STOP_SECONDS:
+        return float(settings.OKGIN_WORKER_STOP_SECONDS)
+    app = worker.app
+    limits = [task.time_limit or app.conf.task_time_limit or 0 for task in app.tasks.values()]
+    return float(max(limits, default=0) + STOP_MARGIN_SECONDS)
+
+
+class StopWatchdog(bootsteps.StartStopStep):
+    """Worker bootstep: once the worker's shutdown begins, end the process if it is still alive
+    ``stop_grace_seconds`` later (see the module docstring)."""
+
+    label = "StopWatchdog"
+
+    def __init__(self, worker, **kwargs):
+        super().__init__(worker, **kwargs)
+        self._timer: threading.Timer | None = None
+
+    def start(self, worker) -> None:  # nothing runs until the shutdown
+        pass
+
+    def close(self, worker) -> None:
+        """Called first when the worker's blueprint stops (warm or cold): arm the timer (once)."""
+        if self._timer is not None:
+            return
+        grace = stop_grace_seconds(worker)
+        self._timer = threading.Timer(grace, _wedged, args=(worker, grace))
+        self._timer.daemon = True  # a shutdown that completes is not held up by it
+        self._timer.start()
+
+    stop = terminate = close  # (a shutdown that skipped close still arms it)
+
+    def shutdown(self, worker) -> None:
+        pass
+
+
+def _wedged(worker, grace: float) -> None:
+    """The timer ran out: log, kill the pool's children, leave (see the module docstring)."""
+    children = _pool_children(worker)
+    logger.critical("worker_stop_wedged: the worker was still shutting down %.0f s after it began; "
+                    "killing %d pool processes and exiting so the supervisor restarts it", grace, len(children),
+                    extra={"event": "worker_stop_wedged", "grace_seconds": grace})
+    for pid in children:
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except OSError:
+            pass
+    for handler in logging.getLogger().handlers:
+        try:
+            handler.flush()
+        except Exception:  # noqa: BLE001 - leaving regardless
+            pass
+    os._exit(worker.exitcode or 1)
+
+
+def _pool_children(worker) -> list[int]:
+    """The pids of ``worker``'s pool processes (prefork), or [] for a pool without any."""
+    try:
+        return [p.pid for p in worker.pool._pool._pool if p.pid]
+    except AttributeError:
+        return []
