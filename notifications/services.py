@@ -18,6 +18,7 @@ from django.db import connection, transaction
 from django.utils import timezone
 
 from okgin_project.errors import Conflict, NotFound
+from okgin_project.rows import rows_insert
 from players.models import Player
 
 from .deliveries import SIGNATURE_HEADER, AttemptOutcome, webhook_delivery_attempt, webhook_signature
@@ -63,7 +64,7 @@ def events_create(*, notices: Iterable[Notice]) -> list[Event]:
     ]
     if not rows:
         return []
-    Event.objects.bulk_create(rows)
+    rows_insert(rows, returning_pk=True)  # issue 14: not compiled by the ORM at every action
     devices, endpoints = _targets(rows)
     push_deliveries_create(events=rows, devices=devices)
     if endpoints:

@@ -1,8 +1,8 @@
 """Model rows read and written by SQL written once, for the few hot reads where the ORM's
 compiling of a ``select_related`` join at every call cost more CPU than the query (issue 14:
 ``games.rows.game_with_players``, the authenticated user with its player in
-``players.authentication``) and the writes of every action (``row_insert``, ``row_update``: the
-move, the game row, the Idempotency-Key record).
+``players.authentication``) and the writes of every action (``rows_insert``, ``row_update``: the
+move, the game row, its events, the Idempotency-Key record).
 
 The SQL is made from the models' fields (a new column is read without a change to the reader) and
 the rows become instances the way the ORM makes them: every value through the converters the
@@ -74,27 +74,47 @@ def in_range(connection, field, value: int) -> bool:
 
 
 def row_insert(obj: Model, *, using: str = "default") -> None:
-    """INSERT ``obj`` as a new row, as ``Model.save()`` would write it, by an INSERT made once per
-    model and database: every concrete field but an auto primary key, each value prepared by the
-    field as the ORM's compiler prepares it (``pre_save``: ``auto_now``/``auto_now_add`` times,
-    then ``get_db_prep_save``: JSON, times, ...). The new row's id is not read back (``obj.pk``
-    stays None) and no ``pre_save``/``post_save`` signal is sent: for rows that nothing reads
-    back in the same request and that no signal receiver watches (a move, an Idempotency-Key
-    record; issue 14: the ORM's compiling of each INSERT cost more CPU than the statement).
-    Raises the database's ``IntegrityError`` as ``save()`` does."""
-    model, connection = type(obj), connections[using]
-    found = _statements.get((using, ("insert", model)))
+    """INSERT ``obj`` as a new row, as ``Model.save()`` would write it (``rows_insert`` of one row,
+    the new id not read back: ``obj.pk`` stays None)."""
+    rows_insert([obj], using=using)
+
+
+def rows_insert(objs: list[Model], *, using: str = "default", returning_pk: bool = False) -> None:
+    """INSERT ``objs`` (instances of one model, at least one) as new rows in one statement, as
+    ``save()`` or ``bulk_create`` would write them, by SQL made once per model, number of rows and
+    database: every concrete field but an auto primary key, each value prepared by the field as the
+    ORM's compiler prepares it (``pre_save``: ``auto_now``/``auto_now_add`` times, then
+    ``get_db_prep_save``: JSON, times, ...). With ``returning_pk`` each object gets its new
+    primary key (``RETURNING``, on PostgreSQL and SQLite >= 3.35; elsewhere ``bulk_create`` does
+    it); else ``pk`` stays None. No ``pre_save``/``post_save`` signal is sent: for rows that no
+    signal receiver watches (a move, events, an Idempotency-Key record; issue 14: the ORM's
+    compiling of each INSERT cost more CPU than the statement). Raises the database's
+    ``IntegrityError`` as ``save()`` does."""
+    model, connection = type(objs[0]), connections[using]
+    if returning_pk and not connection.features.can_return_rows_from_bulk_insert:
+        model._base_manager.using(using).bulk_create(objs)
+        return
+    key = (using, ("insert", model, len(objs), returning_pk))
+    found = _statements.get(key)
     if found is None:
-        qn = connection.ops.quote_name
-        fields = [f for f in model._meta.concrete_fields if not (f.primary_key and f.db_returning)]
-        sql = (f"INSERT INTO {qn(model._meta.db_table)} ({', '.join(qn(f.column) for f in fields)})"
-               f" VALUES ({', '.join(['%s'] * len(fields))})")
-        found = _statements[(using, ("insert", model))] = (sql, fields)
+        qn, meta = connection.ops.quote_name, model._meta
+        fields = [f for f in meta.concrete_fields if not (f.primary_key and f.db_returning)]
+        row = f"({', '.join(['%s'] * len(fields))})"
+        sql = (f"INSERT INTO {qn(meta.db_table)} ({', '.join(qn(f.column) for f in fields)})"
+               f" VALUES {', '.join([row] * len(objs))}")
+        if returning_pk:
+            sql += f" RETURNING {qn(meta.pk.column)}"
+        found = _statements[key] = (sql, fields)
     sql, fields = found
-    params = [f.get_db_prep_save(f.pre_save(obj, True), connection) for f in fields]
+    params = [f.get_db_prep_save(f.pre_save(obj, True), connection) for obj in objs for f in fields]
     with connection.cursor() as cursor:
         cursor.execute(sql, params)
-    obj._state.db = using
+        ids = [row[0] for row in cursor.fetchall()] if returning_pk else None
+    for i, obj in enumerate(objs):
+        if ids is not None:
+            obj.pk = ids[i]
+            obj._state.adding = False
+        obj._state.db = using
 
 
 def row_update(obj: Model, fields: tuple[str, ...], *, using: str = "default") -> None:

@@ -143,3 +143,25 @@ def test_row_update_writes_the_named_fields_only():
     gone = Game(pk=game.pk + 1000, version=1)
     with pytest.raises(DatabaseError):
         row_update(gone, ("version",))
+
+
+@pytest.mark.django_db
+def test_rows_insert_returns_each_new_id_in_order():
+    """okgin_project.rows.rows_insert of several rows with ``returning_pk``: one statement, and
+    each object gets the id of its own row (read back by id: the same player, kind and data)."""
+    from django.test.utils import CaptureQueriesContext
+
+    from notifications.models import Event
+    from okgin_project.rows import rows_insert
+
+    game = game_make()
+    events = [Event(player=game.player0 if i % 2 else game.player1, kind=kind, game_id=game.pk, data={"i": i})
+              for i, kind in enumerate(["your_turn", "opponent_moved", "round_over"])]
+    with CaptureQueriesContext(connection) as queries:
+        rows_insert(events, returning_pk=True)
+    assert len([q for q in queries.captured_queries if q["sql"].startswith("INSERT")]) == 1
+    assert len({e.pk for e in events}) == 3 and all(e.pk is not None and not e._state.adding for e in events)
+    for i, e in enumerate(events):
+        read = Event.objects.get(pk=e.pk)
+        assert (read.player_id, read.kind, read.data, read.game_id) == (e.player_id, e.kind, {"i": i}, game.pk)
+        assert read.created_at == e.created_at
