@@ -4,7 +4,7 @@ Two players play person-vs-person games through the API with Django's test clien
 middleware, DRF, JWT authentication and JSON stack; no network, no AI task) on a throw-away
 PostgreSQL database, every action with an ``Idempotency-Key``. Prints the CPU milliseconds per
 action POST and per game-view GET (``time.process_time``: this process only, PostgreSQL's CPU not
-counted), the SQL statements of one action POST, and with ``--profile`` the functions with the most
+counted), the action POST's wall-clock p50, the SQL statements of one action POST, and with ``--profile`` the functions with the most
 cumulative time under cProfile.
 
     .venv/bin/python benchmarks/action_profile.py [--actions 400] [--profile]
@@ -69,7 +69,7 @@ def main() -> None:
     profiler = cProfile.Profile() if args.profile else None
     client = mover(gid)
     view = client.get(f"/api/v1/games/{gid}/").json()
-    done = 0
+    done, post_walls = 0, []
     while done < args.actions:
         legal = view["view"]["legal_actions"]
         action = next((a for a in legal if a["type"] == "knock"), None) or \
@@ -81,9 +81,10 @@ def main() -> None:
             capture.__enter__()
         if profiler:
             profiler.enable()
-        t0 = time.process_time()
+        t0, w0 = time.process_time(), time.perf_counter()
         r = client.post(f"/api/v1/games/{gid}/actions/", body, format="json", **headers)
         post_cpu += time.process_time() - t0
+        post_walls.append(time.perf_counter() - w0)
         if profiler:
             profiler.disable()
         if capture is not None:
@@ -104,6 +105,8 @@ def main() -> None:
             profiler.disable()
     print(f"{done} action POSTs: {post_cpu * 1000 / done:.2f} ms CPU each; "
           f"{done} game-view GETs: {get_cpu * 1000 / done:.2f} ms CPU each (this process)")
+    post_walls.sort()
+    print(f"action POST wall-clock p50: {post_walls[len(post_walls) // 2] * 1000:.2f} ms (PostgreSQL on loopback)")
     print(f"SQL statements of one action POST: {len(sample)}")
     for sql in sample:
         print("   ", sql[:150])
