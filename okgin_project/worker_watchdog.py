@@ -10,9 +10,10 @@ wedge a warm shutdown"): the process stayed alive, consumed nothing, and nothing
 steps, before any of them is stopped) it starts a timer on a daemon thread. If the process is still
 alive when the timer runs out, it logs ``worker_stop_wedged`` at CRITICAL, kills the pool's child
 processes and leaves with ``os._exit`` (the worker's exit code, 1 when it had none), so the
-supervisor restarts it. Tasks are acknowledged late and rejected when their worker is lost
-(``CELERY_TASK_ACKS_LATE``, ``CELERY_TASK_REJECT_ON_WORKER_LOST``), so a killed task is delivered
-again and, being safe to run twice, played once.
+supervisor restarts it. Tasks are acknowledged late (``CELERY_TASK_ACKS_LATE``), so the message
+of a killed task is delivered again after the broker's visibility timeout, and the periodic sweeps
+queue its work sooner (AI turns after ``AI_SWEEP_AFTER_SECONDS``); every task being safe to run
+twice, it is played once.
 
 The grace: ``OKGIN_WORKER_FAILED_STOP_SECONDS`` (30) after an unrecoverable error (the worker set
 a non-zero exit code: there is nothing to wait for), else ``OKGIN_WORKER_STOP_SECONDS``; 0 (the
