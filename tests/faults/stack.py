@@ -58,6 +58,36 @@ def pg_bin() -> Path | None:
     return max(found, key=lambda p: int(p.parent.name), default=None) if found else None
 
 
+def own_redis_server(prefix: str) -> tuple[Path, "RedisServer"]:
+    """A new temporary directory (``prefix``) and a ``RedisServer`` on a free port in it, not yet
+    started. Skips the test when ``redis-server`` is not installed; fails it instead with
+    ``OKGIN_REQUIRE_SERVICES=1`` (CI)."""
+    import pytest
+
+    if not shutil.which("redis-server"):
+        if os.environ.get("OKGIN_REQUIRE_SERVICES") == "1":
+            pytest.fail("redis-server not installed (OKGIN_REQUIRE_SERVICES=1)")
+        pytest.skip("redis-server not installed")
+    workdir = Path(tempfile.mkdtemp(prefix=prefix))
+    return workdir, RedisServer(free_port(), workdir)
+
+
+def checkout_process_env(redis_url: str, name: str, **extra: str) -> dict[str, str]:
+    """The environment of an okgin process run from this checkout (``PYTHONPATH``) with the
+    production settings over the Redis at ``redis_url``: this process's environment without
+    pytest's, Django's or coverage's variables, a fresh ``SECRET_KEY`` (``okgin-<name>-...``), the
+    machine's PostgreSQL unless ``DATABASE_URL`` is set, tasks not eager, plus ``extra``."""
+    root = Path(__file__).resolve().parents[2]
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTEST", "DJANGO", "COV_"))}
+    env.update({"DJANGO_SETTINGS_MODULE": "okgin_project.settings.production", "REDIS_URL": redis_url,
+                "SECRET_KEY": f"okgin-{name}-" + os.urandom(8).hex(), "ALLOWED_HOSTS": "127.0.0.1",
+                "PYTHONPATH": str(root), "PYTHONUNBUFFERED": "1",
+                "DATABASE_URL": os.environ.get("DATABASE_URL", "postgres://postgres@127.0.0.1:5432/okgin")})
+    env.pop("CELERY_TASK_ALWAYS_EAGER", None)
+    env.update(extra)
+    return env
+
+
 class RedisServer:
     """``redis-server`` on ``port`` without persistence (like the compose file): a stop loses what
     it held, the worst case for queued tasks."""

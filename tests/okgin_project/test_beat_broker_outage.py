@@ -5,21 +5,16 @@ redis-server of its own on a free port (never the machine's Redis)."""
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import sys
-import tempfile
 import time
-from pathlib import Path
 
 import pytest
 import redis
 
-from tests.faults.stack import AppProcess, RedisServer, free_port
+from tests.faults.stack import AppProcess, checkout_process_env, own_redis_server
 from tests.processes import wait_for
 
-ROOT = Path(__file__).resolve().parents[2]
-REQUIRED = os.environ.get("OKGIN_REQUIRE_SERVICES") == "1"
 
 
 def _records(log: str) -> list[dict]:
@@ -37,18 +32,8 @@ def _records(log: str) -> list[dict]:
 
 @pytest.fixture
 def beat_over_own_redis():
-    if not shutil.which("redis-server"):
-        if REQUIRED:
-            pytest.fail("redis-server not installed (OKGIN_REQUIRE_SERVICES=1)")
-        pytest.skip("redis-server not installed")
-    workdir = Path(tempfile.mkdtemp(prefix="okgin-beat-"))
-    server = RedisServer(free_port(), workdir)
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTEST", "DJANGO", "COV_"))}
-    env.update({"DJANGO_SETTINGS_MODULE": "okgin_project.settings.production", "REDIS_URL": server.url,
-                "SECRET_KEY": "okgin-beat-" + os.urandom(8).hex(), "ALLOWED_HOSTS": "127.0.0.1",
-                "SWEEP_INTERVAL_SECONDS": "1", "PYTHONPATH": str(ROOT), "PYTHONUNBUFFERED": "1",
-                "DATABASE_URL": os.environ.get("DATABASE_URL", "postgres://postgres@127.0.0.1:5432/okgin")})
-    env.pop("CELERY_TASK_ALWAYS_EAGER", None)
+    workdir, server = own_redis_server("okgin-beat-")
+    env = checkout_process_env(server.url, "beat", SWEEP_INTERVAL_SECONDS="1")
     env.pop("CELERY_TASK_DEFAULT_QUEUE", None)
     beat = AppProcess("beat", [sys.executable, "-m", "celery", "-A", "okgin_project", "beat", "-l", "INFO",
                                "-s", str(workdir / "beat-schedule")], env, workdir)

@@ -9,7 +9,6 @@ import os
 import shutil
 import signal
 import sys
-import tempfile
 import time
 from pathlib import Path
 from types import SimpleNamespace
@@ -18,11 +17,9 @@ import pytest
 
 from okgin_project import worker_watchdog
 from okgin_project.celery import app
-from tests.faults.stack import AppProcess, RedisServer, free_port
+from tests.faults.stack import AppProcess, checkout_process_env, own_redis_server
 from tests.processes import wait_for
 
-ROOT = Path(__file__).resolve().parents[2]
-REQUIRED = os.environ.get("OKGIN_REQUIRE_SERVICES") == "1"
 GRACE = 3  # seconds (WORKER_FAILED_STOP_SECONDS)
 
 
@@ -43,19 +40,9 @@ def _pids_with(marker: str) -> list[int]:
 
 @pytest.fixture
 def wedged_worker():
-    if not shutil.which("redis-server"):
-        if REQUIRED:
-            pytest.fail("redis-server not installed (OKGIN_REQUIRE_SERVICES=1)")
-        pytest.skip("redis-server not installed")
-    workdir = Path(tempfile.mkdtemp(prefix="okgin-watchdog-"))
-    server = RedisServer(free_port(), workdir)
+    workdir, server = own_redis_server("okgin-watchdog-")
     marker = "wedge-" + os.urandom(6).hex()
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTEST", "DJANGO", "COV_"))}
-    env.update({"DJANGO_SETTINGS_MODULE": "okgin_project.settings.production", "REDIS_URL": server.url,
-                "SECRET_KEY": "okgin-watchdog-" + os.urandom(8).hex(), "ALLOWED_HOSTS": "127.0.0.1",
-                "WORKER_FAILED_STOP_SECONDS": str(GRACE), "PYTHONPATH": str(ROOT), "PYTHONUNBUFFERED": "1",
-                "DATABASE_URL": os.environ.get("DATABASE_URL", "postgres://postgres@127.0.0.1:5432/okgin")})
-    env.pop("CELERY_TASK_ALWAYS_EAGER", None)
+    env = checkout_process_env(server.url, "watchdog", WORKER_FAILED_STOP_SECONDS=str(GRACE))
     worker = AppProcess("worker", [sys.executable, "-m", "celery", "-A", "tests.okgin_project.wedged_worker",
                                    "worker", "-l", "INFO", "--concurrency", "1", "--without-mingle",
                                    "--without-gossip", "-n", f"{marker}@%h"], env, workdir)
