@@ -205,8 +205,9 @@ def active_devices_select(user_ids) -> tuple[list[str], list]:
     the same statement). Written as SQL: it runs in the transaction of every action that
     notifies a person, and the ORM's union of three annotated querysets cost about 1.5 ms of CPU
     to compile each time (issue 14), ten times what the query itself costs. The same SQL runs on
-    PostgreSQL and SQLite."""
+    PostgreSQL and SQLite. ``user_ids`` must not be empty (``IN ()`` is not SQL)."""
     ids = sorted(user_ids)
+    assert ids, "active_devices_select needs at least one user id"
     qn, marks = connection.ops.quote_name, ", ".join(["%s"] * len(ids))
     parts, params = [], []
     for platform, model in _device_models().items():  # platform: one of our constants, no quote inside

@@ -84,9 +84,8 @@ def _targets(events: list[Event]) -> tuple[list[tuple[str, int, int]], list[tupl
     players' users (``push.active_devices_select``) and the webhook endpoints ``(endpoint id,
     player id)`` of their players, as SQL that runs on PostgreSQL and SQLite."""
     player_ids = sorted({e.player_id for e in events})
-    parts, params = active_devices_select({e.player.user_id for e in events if e.player.user_id is not None})
-    if not params:
-        parts = []  # no user (an account being deleted): no device
+    user_ids = {e.player.user_id for e in events if e.player.user_id is not None}
+    parts, params = active_devices_select(user_ids) if user_ids else ([], [])  # (no user: no device)
     qn, meta = connection.ops.quote_name, WebhookEndpoint._meta
     parts.append(f"SELECT '{_WEBHOOK}', {qn(meta.pk.column)}, {qn(meta.get_field('player').column)}"
                  f" FROM {qn(meta.db_table)} WHERE {qn(meta.get_field('player').column)}"

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import Callable, Hashable
 
-from django.db import DatabaseError, connections
+from django.db import DatabaseError, connections, transaction
 from django.db.models import Model
 
 _statements: dict[tuple[str, Hashable], tuple[str, list]] = {}  # (db alias, name) -> (SQL, converters or fields)
@@ -89,7 +89,9 @@ def rows_insert(objs: list[Model], *, using: str = "default", returning_pk: bool
     it); else ``pk`` stays None. No ``pre_save``/``post_save`` signal is sent: for rows that no
     signal receiver watches (a move, events, an Idempotency-Key record; issue 14: the ORM's
     compiling of each INSERT cost more CPU than the statement). Raises the database's
-    ``IntegrityError`` as ``save()`` does."""
+    ``IntegrityError`` as ``save()`` does, and like the ORM marks the enclosing ``atomic`` block
+    for rollback when it raises. Plain values only: not a query expression (``F()``), and a
+    related object must have its id when assigned (``save()`` would copy an id set later)."""
     model, connection = type(objs[0]), connections[using]
     if returning_pk and not connection.features.can_return_rows_from_bulk_insert:
         model._base_manager.using(using).bulk_create(objs)
@@ -107,7 +109,7 @@ def rows_insert(objs: list[Model], *, using: str = "default", returning_pk: bool
         found = _statements[key] = (sql, fields)
     sql, fields = found
     params = [f.get_db_prep_save(f.pre_save(obj, True), connection) for obj in objs for f in fields]
-    with connection.cursor() as cursor:
+    with transaction.mark_for_rollback_on_error(using), connection.cursor() as cursor:
         cursor.execute(sql, params)
         ids = [row[0] for row in cursor.fetchall()] if returning_pk else None
     for i, obj in enumerate(objs):
@@ -122,7 +124,8 @@ def row_update(obj: Model, fields: tuple[str, ...], *, using: str = "default") -
     ``obj.save(update_fields=fields)`` would write them (``pre_save`` then ``get_db_prep_save`` per
     field, so an ``auto_now`` time is set), by an UPDATE made once per model, fields and database,
     sending no signal. Raises ``DatabaseError`` when no row has ``obj``'s primary key, as
-    ``save(update_fields=...)`` does."""
+    ``save(update_fields=...)`` does, and marks the enclosing ``atomic`` block for rollback when
+    the statement fails, as the ORM does. Plain values only: not a query expression (``F()``)."""
     model, connection = type(obj), connections[using]
     found = _statements.get((using, ("update", model, fields)))
     if found is None:
@@ -134,7 +137,7 @@ def row_update(obj: Model, fields: tuple[str, ...], *, using: str = "default") -
     sql, columns = found
     params = [f.get_db_prep_save(f.pre_save(obj, False), connection) for f in columns]
     params.append(model._meta.pk.get_db_prep_value(obj.pk, connection))
-    with connection.cursor() as cursor:
+    with transaction.mark_for_rollback_on_error(using), connection.cursor() as cursor:
         cursor.execute(sql, params)
         if cursor.rowcount != 1:
             raise DatabaseError("Save with update_fields did not affect any rows.")

@@ -165,3 +165,32 @@ def test_rows_insert_returns_each_new_id_in_order():
         read = Event.objects.get(pk=e.pk)
         assert (read.player_id, read.kind, read.data, read.game_id) == (e.player_id, e.kind, {"i": i}, game.pk)
         assert read.created_at == e.created_at
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_refused_row_write_marks_the_transaction_for_rollback_as_the_orm_does():
+    """A caught IntegrityError of row_insert (or a failed row_update) inside ``atomic`` leaves the
+    block marked for rollback, as Move.objects.create does: nothing of it can be committed."""
+    from django.db import IntegrityError
+
+    from games.models import Move
+    from okgin_project.rows import row_insert
+
+    game = game_make()
+    round_id = Round.objects.get(game=game, number=game.round_number).pk
+    values = {"game_id": game.pk, "round_id": round_id, "seat": 0, "action": {}, "events": []}
+    Move.objects.create(seq=700, **values)
+    marked = {}
+    for writer in ("orm", "rows"):
+        with pytest.raises(transaction.TransactionManagementError), transaction.atomic():
+            try:
+                if writer == "orm":
+                    Move.objects.create(seq=700, **values)
+                else:
+                    row_insert(Move(seq=700, **values))
+            except IntegrityError:
+                pass
+            marked[writer] = connection.needs_rollback
+            Move.objects.create(seq=701, **values)  # refused: the block must roll back
+    assert marked == {"orm": True, "rows": True}
+    assert not Move.objects.filter(game=game, seq=701).exists()

@@ -14,6 +14,7 @@ from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
+from celery.worker import state
 
 from okgin_project import worker_watchdog
 from okgin_project.celery import app
@@ -75,7 +76,7 @@ def test_a_wedged_shutdown_after_an_unrecoverable_error_exits_with_its_pool(wedg
     wait_for(lambda: not _pids_with(marker), timeout=10, what="the pool child's end")
 
 
-def test_the_grace_of_a_normal_stop_outlasts_every_task(settings):
+def test_the_grace_of_a_normal_stop_outlasts_every_task(settings, monkeypatch):
     """A warm shutdown (exit code 0 or None) waits for the longest hard time limit plus 30 s;
     after an unrecoverable error (a non-zero exit code) only WORKER_FAILED_STOP_SECONDS."""
     import games.tasks  # noqa: F401 - registered as a worker registers them at start
@@ -89,8 +90,22 @@ def test_the_grace_of_a_normal_stop_outlasts_every_task(settings):
     assert worker_watchdog.stop_grace_seconds(SimpleNamespace(app=app, exitcode=1)) == 7
     settings.OKGIN_WORKER_STOP_SECONDS = 120
     assert worker_watchdog.stop_grace_seconds(SimpleNamespace(app=app, exitcode=0)) == 120
+    # Ctrl-C: Celery's warm shutdown on SIGINT exits with 1, but a signal asked for it: the normal grace.
+    monkeypatch.setattr(state, "should_stop", 1)
+    assert worker_watchdog.stop_grace_seconds(SimpleNamespace(app=app, exitcode=1)) == 120
 
 
 def test_the_watchdog_is_a_step_of_every_worker():
     assert "okgin_project.worker_watchdog:StopWatchdog" in {
         s if isinstance(s, str) else f"{s.__module__}:{s.__name__}" for s in app.steps["worker"]}
+
+
+def test_a_worker_embedded_in_another_process_is_never_ended():
+    """Only a worker process of Celery's command line is ended: a worker started inside another
+    process (a test's, with celery.contrib.testing) stops without arming the timer, so the host
+    process lives on after the grace."""
+    worker = SimpleNamespace(app=app, exitcode=None, blueprint=SimpleNamespace(on_close=None))
+    step = worker_watchdog.StopWatchdog(worker)
+    worker.blueprint.on_close()  # what the blueprint calls when the shutdown begins
+    step.stop(worker)
+    assert step._timer is None

@@ -19,7 +19,10 @@ class ConsumerFails(bootsteps.StartStopStep):
 
 
 class StopHangs(bootsteps.StartStopStep):
-    """Never returns from the worker's shutdown."""
+    """Never returns from the worker's shutdown. Booted after the pool, so stopped before it: the
+    pool child is still alive while the shutdown hangs, whatever the step order's hash seed."""
+
+    requires = ("celery.worker.components:Pool",)
 
     def start(self, worker):
         pass
