@@ -201,9 +201,8 @@ def push_settings_update(*, player: Player, kinds=None, time_zone=None, quiet_ho
 def active_devices_select(user_ids) -> tuple[list[str], list]:
     """The SELECTs of ``(platform, device id, user id)`` of the active devices of ``user_ids``, one
     per device table (platforms: the keys of ``_device_models``), and their parameters, to be run
-    joined by ``UNION ALL`` (``_active_devices``; ``events_create`` adds its webhook endpoints to
-    the same statement). Written as SQL: it runs in the transaction of every action that
-    notifies a person, and the ORM's union of three annotated querysets cost about 1.5 ms of CPU
+    joined by ``UNION ALL`` (``events_create`` adds its webhook endpoints to the same statement).
+    Written as SQL: it runs in the transaction of every action that notifies a person, and the ORM's union of three annotated querysets cost about 1.5 ms of CPU
     to compile each time (issue 14), ten times what the query itself costs. The same SQL runs on
     PostgreSQL and SQLite. ``user_ids`` must not be empty (``IN ()`` is not SQL)."""
     ids = sorted(user_ids)
@@ -218,32 +217,17 @@ def active_devices_select(user_ids) -> tuple[list[str], list]:
     return parts, params
 
 
-def _active_devices(user_ids: set[int]) -> list[tuple[str, int, int]]:
-    """``(platform, device id, user id)`` of the active devices of ``user_ids``, in one query
-    (``active_devices_select``)."""
-    if not user_ids:
-        return []
-    parts, params = active_devices_select(user_ids)
-    with connection.cursor() as cursor:
-        cursor.execute(" UNION ALL ".join(parts), params)
-        return [tuple(row) for row in cursor.fetchall()]
-
-
-def push_deliveries_create(*, events, devices: list[tuple[str, int, int]] | None = None) -> list[PushDelivery]:
+def push_deliveries_create(*, events, devices: list[tuple[str, int, int]]) -> list[PushDelivery]:
     """In the transaction of the change: one delivery per event of a pushed kind (the player's
     ``PushSettings.kinds``, default ``DEFAULT_KINDS``) and active device of its player, ``held``
     until the end of quiet hours or ``pending``; each is queued after commit (a held one with its
     delay when the hold ends within ``OKGIN_PUSH_QUEUE_HOLD_MAX_SECONDS``, else the sweep sends
     it). ``events``: created ``Event`` rows with ``player`` set. ``devices``: the active devices
-    ``(platform, device id, user id)`` of the events' users when the caller read them already
-    (``active_devices_select``), else they are read here. 1 query when none of the players
-    has an active device (none when ``devices`` is given); else 3 (devices, settings, insert)."""
+    ``(platform, device id, user id)`` of the events' users, as the caller read them
+    (``active_devices_select``, in ``events_create``'s one statement with the webhook endpoints).
+    No query when none of the players has an active device; else 2 (settings, insert)."""
     events = [e for e in events if e.player is not None and e.player.user_id is not None]
-    if not events:
-        return []
-    if devices is None:
-        devices = _active_devices({e.player.user_id for e in events})
-    if not devices:
+    if not events or not devices:
         return []
     with_devices = {user_id for _platform, _pk, user_id in devices}
     events = [e for e in events if e.player.user_id in with_devices]
