@@ -86,10 +86,13 @@ class Game(models.Model):
     """
 
     kind = models.CharField(max_length=16, choices=GameKind.choices)
-    status = models.CharField(max_length=16, choices=GameStatus.choices, db_index=True)
-    player0 = models.ForeignKey(Player, on_delete=models.PROTECT, related_name="games_as_seat0")
+    # No single-column indexes on status and the seats: every action rewrites the game row's index
+    # entries, and the composite and partial indexes of Meta serve every query (seats lead
+    # game_p*_created; status filters go with a seat or a partial index).
+    status = models.CharField(max_length=16, choices=GameStatus.choices)
+    player0 = models.ForeignKey(Player, on_delete=models.PROTECT, related_name="games_as_seat0", db_index=False)
     player1 = models.ForeignKey(
-        Player, on_delete=models.PROTECT, related_name="games_as_seat1", null=True, blank=True
+        Player, on_delete=models.PROTECT, related_name="games_as_seat1", null=True, blank=True, db_index=False
     )
     rules = models.JSONField()
     variant = models.CharField(max_length=16)
@@ -172,6 +175,12 @@ class Game(models.Model):
                 fields=["-created_at"],
                 name="game_lobby_open",
                 condition=Q(kind="open", status="invited"),
+            ),
+            # The invitations sweep (games.services.deadlines.invitations_expire).
+            models.Index(
+                fields=["invitation_expires_at"],
+                name="game_invited_expiry",
+                condition=Q(status="invited"),
             ),
             models.Index(
                 fields=["turn_deadline"],
@@ -265,7 +274,7 @@ class Round(models.Model):
     deadwood counts).
     """
 
-    game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="rounds")
+    game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="rounds", db_index=False)  # round_unique_number
     number = models.PositiveIntegerField()
     dealer = models.PositiveSmallIntegerField()
     deck = models.JSONField(editable=False)
@@ -310,8 +319,9 @@ class Move(models.Model):
     (redact with the engine's ``redact_event`` before showing them to anybody while the round is on).
     """
 
-    game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="moves")
-    round = models.ForeignKey(Round, on_delete=models.CASCADE, related_name="moves")
+    # Indexed by move_unique_seq (game, seq) and move_round_seq (round, seq), not on their own.
+    game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="moves", db_index=False)
+    round = models.ForeignKey(Round, on_delete=models.CASCADE, related_name="moves", db_index=False)
     seq = models.PositiveIntegerField()
     seat = models.PositiveSmallIntegerField()
     action = models.JSONField()
@@ -345,7 +355,8 @@ class IdempotencyRecord(models.Model):
     (about one per game) keep their whole answer in ``response_body``.
     """
 
-    player = models.ForeignKey(Player, on_delete=models.CASCADE, related_name="+", null=True, blank=True)
+    player = models.ForeignKey(Player, on_delete=models.CASCADE, related_name="+", null=True, blank=True,
+                               db_index=False)  # leads idempotency_unique_scope_key
     operation = models.CharField(max_length=32, default="action")
     game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="idempotency_records", null=True,
                              blank=True)

@@ -38,7 +38,8 @@ class Event(models.Model):
     """Something that happened that ``player`` should learn about. ``id`` is the feed's cursor
     (increasing); ``data`` is JSON without hidden information (see ``notifications.services``)."""
 
-    player = models.ForeignKey(Player, on_delete=models.CASCADE, related_name="events")
+    player = models.ForeignKey(Player, on_delete=models.CASCADE, related_name="events",
+                               db_index=False)  # leads event_player_cursor
     kind = models.CharField(max_length=32, choices=EventKind.choices)
     game = models.ForeignKey("games.Game", on_delete=models.CASCADE, null=True, blank=True, related_name="+")
     data = models.JSONField(default=dict)
