@@ -5,7 +5,7 @@ middleware, DRF, JWT authentication and JSON stack; no network, no AI task) on a
 PostgreSQL database, every action with an ``Idempotency-Key``. Prints the CPU milliseconds per
 action POST and per game-view GET (``time.process_time``: this process only, PostgreSQL's CPU not
 counted), the action POST's wall-clock p50, the SQL statements of one action POST, and with ``--profile`` the functions with the most
-cumulative time under cProfile.
+CPU time under cProfile (``--sort cumulative`` or ``tottime``).
 
     .venv/bin/python benchmarks/action_profile.py [--actions 400] [--profile]
 """
@@ -26,7 +26,9 @@ ROOT = Path(__file__).resolve().parent.parent
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--actions", type=int, default=400, help="action POSTs measured (and as many GETs)")
-    parser.add_argument("--profile", action="store_true", help="print cProfile's top functions")
+    parser.add_argument("--profile", action="store_true", help="print cProfile's top functions (CPU time)")
+    parser.add_argument("--sort", default="cumulative", choices=("cumulative", "tottime"),
+                        help="--profile's order: time under a function, or in its own code")
     parser.add_argument("--database-url", default="postgres://postgres@127.0.0.1:5432/okgin_bench_profile")
     args = parser.parse_args()
     import psycopg
@@ -66,7 +68,7 @@ def main() -> None:
         return alice if view["is_your_turn"] else bob
 
     gid, post_cpu, get_cpu, sample = new_game(), 0.0, 0.0, None
-    profiler = cProfile.Profile() if args.profile else None
+    profiler = cProfile.Profile(time.process_time) if args.profile else None
     client = mover(gid)
     view = client.get(f"/api/v1/games/{gid}/").json()
     done, post_walls = 0, []
@@ -111,7 +113,7 @@ def main() -> None:
     for sql in sample:
         print("   ", sql[:150])
     if profiler:
-        pstats.Stats(profiler).sort_stats("cumulative").print_stats(45)
+        pstats.Stats(profiler).sort_stats(args.sort).print_stats(45)
 
 
 if __name__ == "__main__":

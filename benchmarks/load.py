@@ -18,9 +18,13 @@ statements per request (for games: per action POST, counted in the web process),
 milliseconds per request (for games: per action, all the web's, the worker's and PostgreSQL's
 CPU of the phase, game creation and long-polls included), then the ratios of actions/s to both
 references. The reference endpoints exist only in this stack (``benchmarks/loadstack``).
-The phases stop by themselves; ``--quick`` runs 5-second phases.
+The phases stop by themselves; ``--quick`` runs 5-second phases. With ``--rounds R`` the three
+phases run R times in turn for each N (games, django, psycopg, games, ...) and the rows give their
+totals, so that a change in the machine's speed during the run (a shared machine's CPU time per
+request varies by up to 2x from one minute to the next) weighs on the games and the references
+alike; the spread of the R per-round ratios is printed too.
 
-    .venv/bin/python benchmarks/load.py [--quick] [--clients 1,8,32] [--seconds 20] [--workers 2]
+    .venv/bin/python benchmarks/load.py [--quick] [--rounds 1] [--clients 1,8,32] [--seconds 20] [--workers 2]
         [--threads 8] [--redis-url redis://127.0.0.1:6379/14] [--db okgin_bench_load]
 """
 from __future__ import annotations
@@ -181,6 +185,9 @@ def main() -> int:
     parser.add_argument("--clients", default="1,8,32", help="comma-separated numbers of concurrent clients")
     parser.add_argument("--seconds", type=float, default=20.0, help="length of each phase")
     parser.add_argument("--quick", action="store_true", help="5-second phases")
+    parser.add_argument("--rounds", type=int, default=1,
+                        help="repeat the three phases this many times per client count, interleaved, and "
+                             "report their totals (and the spread of the per-round ratios)")
     parser.add_argument("--workers", default="2", help="gunicorn worker processes (WEB_CONCURRENCY)")
     parser.add_argument("--threads", default="8", help="threads per gunicorn worker (GUNICORN_THREADS)")
     parser.add_argument("--celery-concurrency", default="2")
@@ -285,44 +292,69 @@ def main() -> int:
         header = (f"{'clients':>7}  {'phase':<17} {'req/s':>8} {'p50 ms':>8} {'p95 ms':>8} {'p99 ms':>8} "
                   f"{'errors':>6} {'SQL/req':>7} {'web CPU':>8} {'worker':>7} {'PG CPU':>7}  (CPU: ms per request)")
         print(header)
-        rows = []
+        kinds = (("games", None), ("reference django", "/bench/reference/django/"),
+                 ("reference psycopg", "/bench/reference/psycopg/"))
+
+        def run_phase(n: int, target: str | None):
+            """One phase of ``seconds`` with ``n`` clients: (Phase, requests done, seconds, CPU s of web, worker, PG)."""
+            phase, stop = Phase(), threading.Event()
+            clients = [Client(args.port, tokens[i]) for i in range(n)]
+            threads = [threading.Thread(target=_player, args=(c, phase, stop), daemon=True) if target is None
+                       else threading.Thread(target=_reference, args=(c, f"{target}?row={i}", phase, stop),
+                                             daemon=True)
+                       for i, c in enumerate(clients)]
+            web_pids, worker_pids = _children(procs["web"].pid), _children(procs["worker"].pid)
+            backends = pg_backends()
+            cpu0 = (_cpu_seconds(web_pids), _cpu_seconds(worker_pids), _cpu_seconds(backends))
+            t0 = time.perf_counter()
+            for t in threads:
+                t.start()
+            time.sleep(seconds)
+            stop.set()
+            elapsed = time.perf_counter() - t0
+            done = phase.done  # counted until the stop; requests still in flight finish below
+            cpu1 = (_cpu_seconds(web_pids), _cpu_seconds(worker_pids), _cpu_seconds(set(backends) | set(pg_backends())))
+            for t in threads:
+                t.join(timeout=30)
+            return phase, done, elapsed, [b - a for a, b in zip(cpu0, cpu1)]
+
         for n in counts:
+            # Rounds interleave the three phases (games, django, psycopg, games, ...), so a change in
+            # the machine's speed during the run weighs on the games and on the references alike.
+            total = {kind: [Phase(), 0, 0.0, [0.0, 0.0, 0.0]] for kind, _t in kinds}
+            round_ratios = []
+            for _round in range(args.rounds):
+                rates = {}
+                for kind, target in kinds:
+                    phase, done, elapsed, cpu = run_phase(n, target)
+                    acc = total[kind]
+                    acc[0].latencies += phase.latencies
+                    acc[0].queries += phase.queries
+                    acc[0].errors += phase.errors
+                    acc[0].error_samples += phase.error_samples[:5 - len(acc[0].error_samples)]
+                    acc[1] += done
+                    acc[2] += elapsed
+                    acc[3] = [a + b for a, b in zip(acc[3], cpu)]
+                    rates[kind] = done / elapsed
+                round_ratios.append(rates["games"] / rates["reference psycopg"])
             rates = {}
-            for kind, target in (("games", None), ("reference django", "/bench/reference/django/"),
-                                 ("reference psycopg", "/bench/reference/psycopg/")):
-                phase, stop = Phase(), threading.Event()
-                clients = [Client(args.port, tokens[i]) for i in range(n)]
-                threads = [threading.Thread(target=_player, args=(c, phase, stop), daemon=True) if target is None
-                           else threading.Thread(target=_reference, args=(c, f"{target}?row={i}", phase, stop),
-                                                 daemon=True)
-                           for i, c in enumerate(clients)]
-                web_pids, worker_pids = _children(procs["web"].pid), _children(procs["worker"].pid)
-                backends = pg_backends()
-                cpu0 = (_cpu_seconds(web_pids), _cpu_seconds(worker_pids), _cpu_seconds(backends))
-                t0 = time.perf_counter()
-                for t in threads:
-                    t.start()
-                time.sleep(seconds)
-                stop.set()
-                elapsed = time.perf_counter() - t0
-                done = phase.done  # counted until the stop; requests still in flight finish below
-                cpu1 = (_cpu_seconds(web_pids), _cpu_seconds(worker_pids), _cpu_seconds(set(backends) | set(pg_backends())))
-                for t in threads:
-                    t.join(timeout=30)
+            for kind, _target in kinds:
+                phase, done, elapsed, cpu = total[kind]
                 per = max(done, 1)
-                rate_ = done / elapsed
-                rates[kind] = rate_
+                rates[kind] = done / elapsed
                 queries = sum(phase.queries) / len(phase.queries) if phase.queries else float("nan")
-                line = (f"{n:>7}  {kind:<17} {rate_:>8.1f} {_percentile(phase.latencies, 50):>8.1f} "
-                        f"{_percentile(phase.latencies, 95):>8.1f} {_percentile(phase.latencies, 99):>8.1f} "
-                        f"{phase.errors:>6} {queries:>7.1f} {(cpu1[0] - cpu0[0]) * 1000 / per:>8.2f} "
-                        f"{(cpu1[1] - cpu0[1]) * 1000 / per:>7.2f} {(cpu1[2] - cpu0[2]) * 1000 / per:>7.2f}")
-                print(line, flush=True)
+                print(f"{n:>7}  {kind:<17} {rates[kind]:>8.1f} {_percentile(phase.latencies, 50):>8.1f} "
+                      f"{_percentile(phase.latencies, 95):>8.1f} {_percentile(phase.latencies, 99):>8.1f} "
+                      f"{phase.errors:>6} {queries:>7.1f} {cpu[0] * 1000 / per:>8.2f} "
+                      f"{cpu[1] * 1000 / per:>7.2f} {cpu[2] * 1000 / per:>7.2f}", flush=True)
                 for sample in phase.error_samples:
                     print(f"           error: {sample}")
-                rows.append(line)
             print(f"{n:>7}  ratio actions/s to reference django {rates['games'] / rates['reference django']:.3f}, "
                   f"to reference psycopg {rates['games'] / rates['reference psycopg']:.3f}", flush=True)
+            if args.rounds > 1:
+                ordered = sorted(round_ratios)
+                print(f"{n:>7}  ratio to reference psycopg by round: min {ordered[0]:.3f}, median "
+                      f"{ordered[len(ordered) // 2]:.3f}, max {ordered[-1]:.3f} ({args.rounds} rounds)", flush=True)
         print(f"load average at end: {os.getloadavg()[0]:.2f} {os.getloadavg()[1]:.2f} {os.getloadavg()[2]:.2f}")
     finally:
         for proc in procs.values():
