@@ -4,7 +4,8 @@ Two players play person-vs-person games through the API with Django's test clien
 middleware, DRF, JWT authentication and JSON stack; no network, no AI task) on a throw-away
 PostgreSQL database, every action with an ``Idempotency-Key``. Prints the CPU milliseconds per
 action POST and per game-view GET (``time.process_time``: this process only, PostgreSQL's CPU not
-counted), the action POST's wall-clock p50, the SQL statements of one action POST, and with ``--profile`` the functions with the most
+counted), PostgreSQL's CPU and WAL bytes per action (its backend's CPU; the WAL of the whole
+server, so run it alone), the action POST's wall-clock p50, the SQL statements of one action POST, and with ``--profile`` the functions with the most
 CPU time under cProfile (``--sort cumulative`` or ``tottime``).
 
     .venv/bin/python benchmarks/action_profile.py [--actions 400] [--profile]
@@ -21,6 +22,12 @@ import uuid
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+
+
+def _cpu_seconds(pid: int) -> float:
+    """User + system CPU seconds of process ``pid`` (a PostgreSQL backend on this machine)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def main() -> None:
@@ -72,6 +79,11 @@ def main() -> None:
     client = mover(gid)
     view = client.get(f"/api/v1/games/{gid}/").json()
     done, post_walls = 0, []
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_backend_pid()")
+        backend = cursor.fetchone()[0]
+    meter = psycopg.connect(args.database_url, autocommit=True)  # the WAL position, outside Django's transactions
+    wal0, pg_cpu0 = meter.execute("SELECT pg_current_wal_lsn()").fetchone()[0], _cpu_seconds(backend)
     while done < args.actions:
         legal = view["view"]["legal_actions"]
         action = next((a for a in legal if a["type"] == "knock"), None) or \
@@ -105,8 +117,13 @@ def main() -> None:
         get_cpu += time.process_time() - t0
         if profiler:
             profiler.disable()
+    pg_cpu = _cpu_seconds(backend) - pg_cpu0
+    wal = meter.execute("SELECT pg_wal_lsn_diff(pg_current_wal_lsn(), %s)", [wal0]).fetchone()[0]
+    meter.close()
     print(f"{done} action POSTs: {post_cpu * 1000 / done:.2f} ms CPU each; "
           f"{done} game-view GETs: {get_cpu * 1000 / done:.2f} ms CPU each (this process)")
+    print(f"PostgreSQL per action POST and game-view GET: {pg_cpu * 1000 / done:.2f} ms CPU (this connection's "
+          f"backend), {float(wal) / done:,.0f} bytes of WAL (the whole server's: run it alone)")
     post_walls.sort()
     print(f"action POST wall-clock p50: {post_walls[len(post_walls) // 2] * 1000:.2f} ms (PostgreSQL on loopback)")
     print(f"SQL statements of one action POST: {len(sample)}")

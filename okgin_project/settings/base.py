@@ -18,6 +18,7 @@ from datetime import timedelta
 from pathlib import Path
 
 import environ
+from django.core.exceptions import ImproperlyConfigured
 
 from okgin_project.logs import logging_config
 
@@ -51,6 +52,18 @@ else:
     DATABASES["default"].setdefault("OPTIONS", {})
     DATABASES["default"]["OPTIONS"].setdefault("connect_timeout", 5)  # seconds
     DATABASES["default"]["CONN_HEALTH_CHECKS"] = True
+    # Parameters bound by the server and every statement prepared at its first execution on a
+    # connection (psycopg's prepare_threshold): PostgreSQL parses and plans the hot statements once
+    # per connection instead of at each execution, about 40% of its CPU per action (issue 14,
+    # benchmarks/README.md, action_profile.py). DB_PREPARE_THRESHOLD: executions before a statement
+    # is prepared; "off": parameters bound by the client and nothing prepared, for a pooler in
+    # transaction mode that cannot keep prepared statements (PgBouncer before 1.21).
+    _prepare = env.str("DB_PREPARE_THRESHOLD", default="1")
+    if _prepare != "off":
+        if not _prepare.isdigit():
+            raise ImproperlyConfigured(f"DB_PREPARE_THRESHOLD must be a whole number or off, not {_prepare!r}")
+        DATABASES["default"]["OPTIONS"].setdefault("server_side_binding", True)
+        DATABASES["default"]["OPTIONS"].setdefault("prepare_threshold", int(_prepare))
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 INSTALLED_APPS = [

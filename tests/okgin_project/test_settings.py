@@ -98,3 +98,21 @@ def test_gunicorn_serves_with_threads():
 
     assert gunicorn_conf.worker_class == "gthread" and gunicorn_conf.threads >= 100
     assert gunicorn_conf.timeout > 30  # longer than the longest wait
+
+
+def test_postgresql_statements_are_prepared_at_first_use_unless_turned_off():
+    """DB_PREPARE_THRESHOLD (issue 14): server-side parameters and psycopg's prepare_threshold 1 by
+    default; ``off`` keeps parameters bound by the client; anything else refuses to start."""
+    code = "o = settings.DATABASES['default']['OPTIONS']; print(o.get('server_side_binding'), o.get('prepare_threshold'))"
+    base = {"SECRET_KEY": "x" * 50, "DATABASE_URL": "postgres://u@db:5432/okgin"}
+    proc = _run_settings("okgin_project.settings.production", base, code)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.split() == ["True", "1"]
+    proc = _run_settings("okgin_project.settings.production", {**base, "DB_PREPARE_THRESHOLD": "5"}, code)
+    assert proc.stdout.split() == ["True", "5"]
+    proc = _run_settings("okgin_project.settings.production", {**base, "DB_PREPARE_THRESHOLD": "off"}, code)
+    assert proc.stdout.split() == ["None", "None"]
+    proc = _run_settings("okgin_project.settings.production", {**base, "DB_PREPARE_THRESHOLD": "always"}, code)
+    assert proc.returncode != 0 and "DB_PREPARE_THRESHOLD must be a whole number or off" in proc.stderr
+    proc = _run_settings("okgin_project.settings.local", {}, code)  # SQLite: nothing to prepare
+    assert proc.stdout.split() == ["None", "None"]
