@@ -24,12 +24,6 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def _cpu_seconds(pid: int) -> float:
-    """User + system CPU seconds of process ``pid`` (a PostgreSQL backend on this machine)."""
-    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--actions", type=int, default=400, help="action POSTs measured (and as many GETs)")
@@ -39,6 +33,7 @@ def main() -> None:
     parser.add_argument("--database-url", default="postgres://postgres@127.0.0.1:5432/okgin_bench_profile")
     args = parser.parse_args()
     import psycopg
+    from load import _cpu_seconds  # benchmarks/load.py: CPU seconds of processes, from /proc
 
     name = args.database_url.rsplit("/", 1)[1]
     with psycopg.connect(args.database_url.rsplit("/", 1)[0] + "/postgres", autocommit=True) as conn:
@@ -83,7 +78,7 @@ def main() -> None:
         cursor.execute("SELECT pg_backend_pid()")
         backend = cursor.fetchone()[0]
     meter = psycopg.connect(args.database_url, autocommit=True)  # the WAL position, outside Django's transactions
-    wal0, pg_cpu0 = meter.execute("SELECT pg_current_wal_lsn()").fetchone()[0], _cpu_seconds(backend)
+    wal0, pg_cpu0 = meter.execute("SELECT pg_current_wal_lsn()").fetchone()[0], _cpu_seconds([backend])
     while done < args.actions:
         legal = view["view"]["legal_actions"]
         action = next((a for a in legal if a["type"] == "knock"), None) or \
@@ -117,7 +112,7 @@ def main() -> None:
         get_cpu += time.process_time() - t0
         if profiler:
             profiler.disable()
-    pg_cpu = _cpu_seconds(backend) - pg_cpu0
+    pg_cpu = _cpu_seconds([backend]) - pg_cpu0
     wal = meter.execute("SELECT pg_wal_lsn_diff(pg_current_wal_lsn(), %s)", [wal0]).fetchone()[0]
     meter.close()
     print(f"{done} action POSTs: {post_cpu * 1000 / done:.2f} ms CPU each; "
