@@ -34,9 +34,16 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql" and env.int
     # gunicorn's gthread workers run up to 128 requests per process on threads: a process-wide
     # psycopg pool (not one persistent connection per thread) keeps PostgreSQL's connections at
     # DB_POOL_MAX_SIZE per process; a long-polling request returns its connection while it waits.
+    # After a PostgreSQL restart the pool replaces all its dead idle connections at the first
+    # failed check (okgin_project.db.postgresql), and a reconnection that keeps failing is given up
+    # after DB_POOL_RECONNECT_TIMEOUT seconds, so that the next request starts a new one at once:
+    # psycopg_pool's default (300 s, retrying after 1, 2, 4, 8, 16... s) left requests waiting for a
+    # retry scheduled up to as long after the restart as the outage itself had lasted.
+    DATABASES["default"]["ENGINE"] = "okgin_project.db.postgresql"  # noqa: F405
     DATABASES["default"]["CONN_MAX_AGE"] = 0  # noqa: F405 (pooling replaces persistent connections)
     DATABASES["default"].setdefault("OPTIONS", {})["pool"] = {  # noqa: F405
         "min_size": 1, "max_size": env.int("DB_POOL_MAX_SIZE", default=16), "timeout": 10,
+        "reconnect_timeout": env.float("DB_POOL_RECONNECT_TIMEOUT", default=5.0),
     }
 else:
     DATABASES["default"]["CONN_MAX_AGE"] = env.int("CONN_MAX_AGE", default=60)  # noqa: F405

@@ -157,11 +157,11 @@ def _points(card: str) -> int:
     return {"A": 1, "J": 10, "Q": 10, "K": 10}.get(card[:-1]) or int(card[:-1])
 
 
-def _choose(view):
-    """Knock when legal; else pass the upcard or draw from the stock; else discard the highest card
-    of the deadwood (the view's best arrangement), or the first discard."""
+def _choose(view, knock: bool = True):
+    """Knock when legal (and ``knock``); else pass the upcard or draw from the stock; else discard
+    the highest card of the deadwood (the view's best arrangement), or the first discard."""
     legal = view.legal_actions
-    for kind in ("knock", "pass", "draw_stock"):
+    for kind in ("knock", "pass", "draw_stock") if knock else ("pass", "draw_stock"):
         for action in legal:
             if action.type_.value == kind:
                 return action
@@ -174,17 +174,21 @@ def _choose(view):
     raise AssertionError(f"no usable action in {legal}")
 
 
-def _play(api: Api, seats: dict, game_id: int, done, limit: int) -> object:
+def _play(api: Api, seats: dict, game_id: int, done, limit: int, discard_first: bool = False) -> object:
     """Play ``game_id`` with each person's ``_choose`` of the view's own ``Action`` models until
-    ``done(game)``; returns the last game detail."""
+    ``done(game)``; returns the last game detail. With ``discard_first`` nobody knocks before a
+    person has discarded once, so the game holds a discard whatever the deal (a knock at the first
+    chance can end a 50-point match against ``random`` in one round without one)."""
     m = api.models
+    discarded = not discard_first
     for _ in range(limit):
         game, _ = api.call("games.game_detail", expect=200, model="GameDetail", client=seats[0], game_id=game_id)
         if done(game):
             return game
         mover = seats[game.to_act]
         view, _ = api.call("games.game_detail", expect=200, model="GameDetail", client=mover, game_id=game_id)
-        action = _choose(view.view)
+        action = _choose(view.view, knock=discarded)
+        discarded = discarded or action.type_.value == "discard"
         # The legal action is sent back as it came: the same generated model (one Action schema).
         assert type(action).__name__ == _camel(action.type_.value) + "Action"
         out, _ = api.call("games.action_submit", expect=200, model="ActionSubmitOutput", client=mover,
@@ -218,7 +222,8 @@ def test_a_generated_client_plays_a_match_against_the_ai_and_a_round_between_peo
                                                            rules=m.RulesInputRequest(target_score=50)))
     assert game.seats[0].ai_level is None and game.seats[1].ai_level == m.AiLevelEnum.RANDOM
     assert game.rules.knock_limit == "upcard" and game.rules.target_score == 50
-    game = _play(api, {0: alice}, game.id, lambda g: g.status != m.GameStatusEnum.ACTIVE, limit=2000)
+    game = _play(api, {0: alice}, game.id, lambda g: g.status != m.GameStatusEnum.ACTIVE, limit=2000,
+                 discard_first=True)
     assert game.status == m.GameStatusEnum.FINISHED and game.end_reason == m.EndReasonEnum.TARGET_SCORE
     assert max(game.scores) >= game.rules.target_score
     export, _ = api.call("games.game_export", expect=200, model="Export", client=alice, game_id=game.id)

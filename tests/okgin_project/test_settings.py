@@ -84,10 +84,20 @@ def test_production_pools_postgresql_connections_and_wakes_long_polls_through_re
         "okgin_project.settings.production",
         {"SECRET_KEY": "x" * 50, "DATABASE_URL": "postgres://u@db:5432/okgin"},
         "db = settings.DATABASES['default']; "
-        "print(db['OPTIONS']['pool']['max_size'], db['CONN_MAX_AGE'], settings.OKGIN_LIVE_BACKEND)",
+        "print(db['OPTIONS']['pool']['max_size'], db['CONN_MAX_AGE'], settings.OKGIN_LIVE_BACKEND, "
+        "db['ENGINE'], db['OPTIONS']['pool']['reconnect_timeout'])",
     )
     assert proc.returncode == 0, proc.stderr
-    assert proc.stdout.split() == ["16", "0", "redis"]
+    # The pooled backend that replaces every dead idle connection at once (tests/faults/test_pool_recovery.py).
+    assert proc.stdout.split() == ["16", "0", "redis", "okgin_project.db.postgresql", "5.0"]
+    proc = _run_settings(
+        "okgin_project.settings.production",
+        {"SECRET_KEY": "x" * 50, "DATABASE_URL": "postgres://u@db:5432/okgin", "DB_POOL_MAX_SIZE": "0",
+         "DB_POOL_RECONNECT_TIMEOUT": "2"},
+        "db = settings.DATABASES['default']; print(db['ENGINE'], db['CONN_MAX_AGE'], 'pool' in db['OPTIONS'])",
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.split() == ["django.db.backends.postgresql", "60", "False"]  # no pool: Django's own
     proc = _run_settings("okgin_project.settings.local", {}, "print(settings.OKGIN_LIVE_BACKEND)")
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.split() == ["local"]

@@ -1,0 +1,1 @@
+"""okgin's database backends (see :mod:`okgin_project.db.postgresql`)."""
