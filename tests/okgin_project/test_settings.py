@@ -110,6 +110,32 @@ def test_gunicorn_serves_with_threads():
     assert gunicorn_conf.timeout > 30  # longer than the longest wait
 
 
+def test_gunicorn_builds_no_access_line_that_its_level_drops():
+    """gunicorn's Logger builds the access line's fields for every request once a logconfig_dict
+    is set; ours only when ``gunicorn.access`` emits INFO (off by default: Django logs requests).
+    Run in a process of its own: gunicorn applies the logging configuration globally."""
+    code = (
+        "import logging\n"
+        "from gunicorn.config import Config\n"
+        "from okgin_project import gunicorn_conf\n"
+        "cfg = Config()\n"
+        "cfg.set('logconfig_dict', gunicorn_conf.logconfig_dict)\n"
+        "cfg.set('logger_class', gunicorn_conf.logger_class)\n"
+        "log = cfg.logger_class(cfg)\n"
+        "built = []\n"
+        "log.atoms = lambda *a: built.append(a) or {}\n"
+        "log.access(None, None, {}, None)\n"
+        "print(type(log).__module__, type(log).__name__, len(built))\n"
+        "logging.getLogger('gunicorn.access').setLevel(logging.INFO)\n"
+        "log.access(None, None, {}, None)\n"
+        "print(len(built))\n"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60,
+                          cwd=ROOT)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.split() == ["okgin_project.gunicorn_conf", "Logger", "0", "1"]
+
+
 def test_postgresql_statements_are_prepared_at_first_use_unless_turned_off():
     """DB_PREPARE_THRESHOLD (issue 14): server-side parameters and psycopg's prepare_threshold 1 by
     default; ``off`` keeps parameters bound by the client; anything else refuses to start."""
