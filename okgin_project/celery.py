@@ -51,6 +51,15 @@ def _keep_django_logging(loglevel=None, **kwargs) -> None:
         logging.getLogger().setLevel(loglevel)
 
 
+@signals.worker_process_init.connect
+def _freeze_startup_objects(**kwargs) -> None:
+    """In each prefork pool process, once started: the start-up objects (Django, the engine, the
+    AI, the task modules) out of the garbage collector's full passes (``okgin_project.warm``)."""
+    from okgin_project.warm import freeze_startup_objects
+
+    freeze_startup_objects(load_urls=False)
+
+
 def _connect_log_context() -> None:
     from okgin_project import logs
 

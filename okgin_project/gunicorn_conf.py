@@ -43,6 +43,15 @@ logconfig_dict = logging_config(
 )
 
 
+def post_worker_init(worker) -> None:
+    """gunicorn's hook, in each worker process once the WSGI application is loaded: the URLconf is
+    imported and the start-up objects frozen out of the garbage collector's full passes
+    (``okgin_project.warm``)."""
+    from okgin_project.warm import freeze_startup_objects
+
+    freeze_startup_objects(load_urls=True)
+
+
 class Logger(_GunicornLogger):
     """gunicorn's logger, except that a request's access line is built only when the
     ``gunicorn.access`` logger would emit it (INFO enabled). gunicorn builds it for every request
