@@ -1,7 +1,8 @@
 """The production pool's check (``okgin_project.db.postgresql``) against the test PostgreSQL.
 
-A connection that the server has not spoken on since it went idle is handed out with no round
-trip; one whose server process was ended (``pg_terminate_backend``: PostgreSQL sends an error
+A connection handed out less than ``QUIET_SECONDS`` ago that the server has not spoken on since is
+handed out with no round trip; a new one, or one idle longer (a middlebox may have dropped its flow
+silently), gets psycopg_pool's check; one whose server process was ended (``pg_terminate_backend``: PostgreSQL sends an error
 and closes the socket, as in a restart) is checked, found dead, dropped with every other dead idle
 connection, and a fresh one is handed out: the caller never sees the dead one.
 """
@@ -42,8 +43,25 @@ def _backend_pid(pool) -> int:
 
 
 def test_an_idle_connection_the_server_did_not_speak_on_is_handed_out_without_a_round_trip(pool):
-    pids = {_backend_pid(pool) for _ in range(4)}
-    assert len(pids) <= 2 and pool.round_trips == []  # four hand-outs, no check query
+    pids = {_backend_pid(pool) for _ in range(6)}
+    # six hand-outs of at most two connections: a check query only at each one's first hand-out
+    assert len(pids) <= 2 and len(pool.round_trips) == len(pids)
+
+
+def test_a_connection_idle_longer_than_the_quiet_time_is_checked_with_a_round_trip(pool):
+    from okgin_project.db.postgresql.base import QUIET_SECONDS
+
+    with pool.connection() as a, pool.connection() as b:  # both handed out once (and checked)
+        pass
+    checked = len(pool.round_trips)
+    with pool.connection():
+        pass
+    assert len(pool.round_trips) == checked  # within the quiet time: no round trip
+    for conn in (a, b):
+        conn._okgin_handed_out_at -= QUIET_SECONDS + 1  # as if both had been idle that long
+    with pool.connection() as c:
+        assert c in (a, b)
+    assert len(pool.round_trips) == checked + 1  # checked before it went out
 
 
 def test_connections_whose_server_process_ended_are_replaced_before_one_is_handed_out(pool):
@@ -58,8 +76,10 @@ def test_connections_whose_server_process_ended_are_replaced_before_one_is_hande
             if cursor.fetchone()[0] == 0:
                 break
         time.sleep(0.05)
+    checked = len(pool.round_trips)
     pid = _backend_pid(pool)
     assert pid not in old  # a fresh connection, not an error
-    assert len(pool.round_trips) == 2  # the first dead one, then the other idle one with it
+    # the first dead one, then the other idle one with it, then the fresh one's first check
+    assert len(pool.round_trips) == checked + 3
     assert pool.get_stats()["connections_lost"] == 2
     assert _backend_pid(pool) not in old

@@ -11,18 +11,26 @@ the restart checked them one by one: with 5 idle connections that took 0 + 1 + 2
 then exceeded the 10 s pool timeout (503 ``database_unavailable``), though the server had been up
 all along. Here a failed check makes the pool check all its idle connections at once
 (``ConnectionPool.check()``: the dead ones are dropped and replaced right away), so the request
-gets a fresh connection on its next try. And a connection whose socket has received nothing since
-it went idle is handed out without psycopg_pool's round trip (see ``check_handed_out``).
+gets a fresh connection on its next try. And a connection handed out less than ``QUIET_SECONDS``
+ago whose socket has received nothing since is handed out again without psycopg_pool's round trip
+(see ``check_handed_out``).
 """
 from __future__ import annotations
 
 import logging
 import select
+import time
 
 from django.core.exceptions import ImproperlyConfigured
 from django.db.backends.postgresql import base
 
 logger = logging.getLogger("okgin.db")
+
+# Seconds since a connection was last handed out within which it is handed out again without a
+# round trip when its socket is quiet (``OutageAwarePool.check_handed_out``): far below the idle
+# timeouts of NAT gateways and load balancers (minutes), far above the gaps between requests
+# under load (milliseconds).
+QUIET_SECONDS = 10.0
 
 
 def _server_spoke(conn) -> bool:
@@ -42,7 +50,10 @@ def _server_spoke(conn) -> bool:
 def _pool_class():
     """``OutageAwarePool``: psycopg_pool's ``ConnectionPool`` whose failed check of one connection
     checks all of them (imported lazily: psycopg_pool is needed only when pooling)."""
-    from psycopg_pool import ConnectionPool
+    try:
+        from psycopg_pool import ConnectionPool
+    except ImportError as err:  # as Django's own backend says it
+        raise ImproperlyConfigured("Error loading psycopg_pool module.\nDid you install psycopg[pool]?") from err
 
     class OutageAwarePool(ConnectionPool):
         """``ConnectionPool`` for :class:`DatabaseWrapper` (see the module docstring); its
@@ -57,22 +68,27 @@ def _pool_class():
 
             An idle connection receives nothing from the server unless the server ended it (a
             restart, a crash, ``pg_terminate_backend``: an error message, then end of file) or
-            sent a notice; so a connection whose socket has nothing to read is handed out without
-            a round trip (psycopg_pool's own check sends an empty query each time: about 5% of a
-            web process's CPU under load). Otherwise ``check_connection``; when that fails
-            (psycopg's ``OperationalError``: the server closed it), every idle connection is
-            checked too and the dead ones replaced, before the error goes back to the pool (which
-            drops this one and tries again). A connection cut without a word (a network partition)
-            passes, as it would pass no faster with the empty query: its first statement fails
-            and the request answers 503 ``database_unavailable``."""
-            if not _server_spoke(conn):
-                return
-            try:
-                self.check_connection(conn)
-            except Exception:
-                logger.warning("pooled connection lost; checking the pool's idle connections")
-                self.check()
-                raise
+            sent a notice. So a connection handed out less than ``QUIET_SECONDS`` ago whose
+            socket has nothing to read is handed out again without a round trip (psycopg_pool's
+            own check sends an empty query each time: about 5% of a web process's CPU under
+            load). Any other connection gets ``check_connection``: one never handed out, one
+            idle longer (a NAT gateway, load balancer or firewall may have forgotten its flow
+            without a word, and answers the next packet with a reset, which only a round trip
+            finds: review of 2026-12-03), one the server spoke on. When that fails (psycopg's
+            ``OperationalError``), every idle connection is checked too and the dead ones
+            replaced, before the error goes back to the pool (which drops this one and tries
+            again). A connection cut silently within ``QUIET_SECONDS`` (the database host gone)
+            fails its request's first statement: 503 ``database_unavailable``."""
+            now = time.monotonic()
+            recent = now - getattr(conn, "_okgin_handed_out_at", -QUIET_SECONDS) < QUIET_SECONDS
+            if not recent or _server_spoke(conn):
+                try:
+                    self.check_connection(conn)
+                except Exception:
+                    logger.warning("pooled connection lost; checking the pool's idle connections")
+                    self.check()
+                    raise
+            conn._okgin_handed_out_at = now
 
     return OutageAwarePool
 
