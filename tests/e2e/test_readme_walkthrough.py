@@ -96,7 +96,14 @@ def test_the_readme_walkthrough_runs_step_by_step(tmp_path):
     try:
         _wait_listening(port, server, tmp_path / "server.log")
         _wait_listening(hook_port, receiver, tmp_path / "receiver.log")
-        script = (blocks["API="] + blocks["# 7."]).replace("127.0.0.1:8000", f"127.0.0.1:{port}") \
+        # Step 7 gives the background delivery thread one second ("sleep 1"); a loaded machine
+        # can stall it longer, so here the listing waits (up to 30 s) until no delivery is pending.
+        wait = ('for _ in $(seq 1 60); do curl -s $API/webhooks/$(echo "$HOOK" | jq .id)/deliveries/ -H "$AUTH" '
+                '| jq -e \'[.results[] | select(.status == "pending")] | length == 0\' >/dev/null && break; '
+                'sleep 0.5; done; ')
+        step7 = blocks["# 7."]
+        assert step7.count("sleep 1; ") == 1, step7
+        script = (blocks["API="] + step7.replace("sleep 1; ", wait)).replace("127.0.0.1:8000", f"127.0.0.1:{port}") \
             .replace("9009", str(hook_port))
         run = subprocess.run(["bash", "-e", "-o", "pipefail", "-c", script], cwd=tmp_path,
                              capture_output=True, text=True, timeout=600)

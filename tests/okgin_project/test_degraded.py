@@ -35,7 +35,7 @@ def redis_cache_down(settings):
 
 
 @pytest.mark.django_db
-def test_throttling_falls_back_to_a_local_count_when_redis_is_down(alice, redis_cache_down, caplog):
+def test_throttling_falls_back_to_a_local_count_when_redis_is_down(alice, redis_cache_down, caplog, throttle_clock):
     redis_cache_down.OKGIN_THROTTLE_RATES = {"user": "3/min"}
     with caplog.at_level(logging.WARNING, logger="okgin.degraded"):
         codes = [alice.get("/api/v1/games/").status_code for _ in range(4)]

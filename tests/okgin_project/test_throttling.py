@@ -9,7 +9,7 @@ from tests.helpers import assert_error, register
 
 
 @pytest.fixture
-def rates(settings):
+def rates(settings, throttle_clock):
     cache.clear()
     yield settings
     cache.clear()
@@ -62,7 +62,7 @@ def test_default_rates():
 
 @pytest.mark.django_db
 @pytest.mark.error_code("throttled")
-def test_limits_count_in_redis_one_window_key_per_scope(alice, settings):
+def test_limits_count_in_redis_one_window_key_per_scope(alice, settings, throttle_clock):
     """With production's Redis cache: the limit holds, the answer is 429 ``throttled`` with a
     Retry-After of at most the period, and each limited scope keeps one count per client and window
     (this window's count, expiring after two periods)."""
