@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -106,6 +107,7 @@ def postgres():
             server.stop()
         except subprocess.SubprocessError:
             pass
+        shutil.rmtree(workdir, ignore_errors=True)  # the cluster's files (about 45 MB)
 
 
 class Process:
