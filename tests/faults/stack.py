@@ -41,6 +41,11 @@ def missing_tools() -> str | None:
     """Why the stack cannot run here (no redis-server or PostgreSQL server binaries), or None."""
     if not shutil.which("redis-server"):
         return "redis-server not installed"
+    return _missing_postgres()
+
+
+def _missing_postgres() -> str | None:
+    """Why a PostgreSQL cluster of a test's own cannot run here, or None."""
     if not pg_bin():
         return "PostgreSQL server binaries (initdb, pg_ctl) not found under /usr/lib/postgresql"
     if os.geteuid() == 0:
@@ -70,6 +75,23 @@ def own_redis_server(prefix: str) -> tuple[Path, "RedisServer"]:
         pytest.skip("redis-server not installed")
     workdir = Path(tempfile.mkdtemp(prefix=prefix))
     return workdir, RedisServer(free_port(), workdir)
+
+
+def own_postgres_server(prefix: str) -> tuple[Path, "PostgresServer"]:
+    """A new temporary directory (``prefix``, readable by the ``postgres`` user when running as root)
+    and a ``PostgresServer`` on a free port in it, not yet initialised. Skips the test when the
+    PostgreSQL server binaries (or, as root, a ``postgres`` user) are missing; fails it instead with
+    ``OKGIN_REQUIRE_SERVICES=1`` (CI)."""
+    import pytest
+
+    problem = _missing_postgres()
+    if problem:
+        if os.environ.get("OKGIN_REQUIRE_SERVICES") == "1":
+            pytest.fail(f"{problem} (OKGIN_REQUIRE_SERVICES=1)")
+        pytest.skip(problem)
+    workdir = Path(tempfile.mkdtemp(prefix=prefix))
+    os.chmod(workdir, 0o755)
+    return workdir, PostgresServer(free_port(), workdir)
 
 
 def checkout_process_env(redis_url: str, name: str, **extra: str) -> dict[str, str]:

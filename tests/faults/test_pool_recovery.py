@@ -24,17 +24,13 @@ import os
 import shutil
 import subprocess
 import sys
-import tempfile
 import time
-from pathlib import Path
 
 import pytest
 
-from tests.faults.stack import PostgresServer, checkout_process_env, free_port, missing_tools
+from tests.faults.stack import PostgresServer, checkout_process_env, own_postgres_server
 
 pytestmark = pytest.mark.faults
-
-REQUIRED = os.environ.get("OKGIN_REQUIRE_SERVICES") == "1"
 
 # The Django process: one command a line on stdin, one JSON answer a line on stdout.
 #   warm N   hold N connections at once, then give them back (N idle in the pool)
@@ -91,16 +87,9 @@ for line in sys.stdin:
 
 @pytest.fixture
 def postgres():
-    problem = missing_tools()
-    if problem:
-        if REQUIRED:
-            pytest.fail(f"fault tests need their own servers (OKGIN_REQUIRE_SERVICES=1): {problem}")
-        pytest.skip(problem)
-    workdir = Path(tempfile.mkdtemp(prefix="okgin-faults-pool-"))
-    os.chmod(workdir, 0o755)
-    server = PostgresServer(free_port(), workdir)
-    server.init()
+    workdir, server = own_postgres_server("okgin-faults-pool-")
     try:
+        server.init()
         yield server
     finally:
         try:

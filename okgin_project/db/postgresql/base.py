@@ -17,6 +17,7 @@ ago whose socket has received nothing since is handed out again without psycopg_
 """
 from __future__ import annotations
 
+import functools
 import logging
 import select
 import time
@@ -47,9 +48,11 @@ def _server_spoke(conn) -> bool:
         return True
 
 
+@functools.cache
 def _pool_class():
     """``OutageAwarePool``: psycopg_pool's ``ConnectionPool`` whose failed check of one connection
-    checks all of them (imported lazily: psycopg_pool is needed only when pooling)."""
+    checks all of them (imported lazily: psycopg_pool is needed only when pooling; made once, so
+    every pool of the process has the same class)."""
     try:
         from psycopg_pool import ConnectionPool
     except ImportError as err:  # as Django's own backend says it
