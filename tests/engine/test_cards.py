@@ -70,6 +70,17 @@ def test_parse_cards_keeps_order_and_accepts_commas():
         parse_cards("AS QX")
 
 
+def test_parse_cards_of_a_json_list_takes_any_spelling_and_refuses_what_parse_refuses():
+    """A list (a game state's JSON form) is looked up in one pass when every code is exact; any
+    other element goes through ``Card.parse`` as in a string or another iterable."""
+    assert parse_cards(["AS", "10H", "KC"]) == (Card.from_index(39), Card.from_index(35), Card.from_index(12))
+    assert parse_cards(["as", "TH", Card.parse("KC"), " 2d "]) == parse_cards("AS 10H KC 2D")
+    assert parse_cards([]) == ()
+    for bad in (["AS", "QX"], ["AS", 7], ["AS", None], ["AS", ["KC"]], ["AS", True]):
+        with pytest.raises(CardParseError):
+            parse_cards(bad)
+
+
 @pytest.mark.rule("R1.3")
 def test_r1_3_ace_is_low():
     """R1.3: the ace sits below the 2 (rank 1), never above the king."""
