@@ -18,6 +18,7 @@ from notifications.models import Event, WebhookDelivery
 from tests.e2e.client import Player, simple_choice
 from tests.e2e.conftest import queue_length, wait_for
 from tests.games.factories import DECK
+from tests.helpers import deck_for
 from tests.notifications.receiver import Receiver
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
@@ -115,10 +116,24 @@ def test_a_killed_workers_lost_turn_is_recovered_by_the_sweep(e2e, celery_worker
     assert game_verify(Game.objects.get(pk=gid)) is None
 
 
+# Seat 0 (non-dealer, first to act) holds no meld and cannot knock whatever it does on its first
+# turn (80 points of deadwood, upcard 9D: knock limit 9), so a turn played for it at its timeout
+# ends in the opponent's turn of the same round. (On a shuffled deck, a knock at once that is
+# undercut would give seat 0 the next round's first turn: about 5 deals in a million.)
+NO_KNOCK_DECK = deck_for(nondealer="KC QD JH 10S 8C 6D 4H 2S KH QS",
+                         dealer="AC 2C 3C 5D 7S 9H 3S 4D 5S 8H", upcard="9D")
+
+
 def _timed_game(base, policy):
+    """An invitation game of alice (staff, to fix the deal) and bob on ``NO_KNOCK_DECK`` with a
+    60 s move limit under ``policy``; seat 0 acts first."""
+    from django.contrib.auth import get_user_model
+
     alice, bob = Player(base), Player(base)
+    get_user_model().objects.filter(username=alice.name).update(is_staff=True)
     r = alice.post("/games/new/", {"kind": "invite", "opponent": bob.name, "move_time_limit": 60,
-                                   "timeout_policy": policy})
+                                   "timeout_policy": policy, "decks": [NO_KNOCK_DECK], "first_dealer": 1})
+    assert r.status_code == 201, r.text
     gid = r.json()["id"]
     game = bob.post(f"/games/{gid}/accept/").json()
     return alice, bob, gid, game
