@@ -112,11 +112,13 @@ def bob(db, anon):
 
 @pytest.fixture(autouse=True)
 def _auth_cache_empty():
-    """Each test starts with an empty cache of authenticated users (players.authentication): a
-    database rolled back between tests may give an id to another user."""
+    """Each test starts with empty caches of authenticated users and of validated access tokens
+    (players.authentication): a database rolled back between tests may give an id to another
+    user, and a test may change the token backend."""
     from players import authentication
 
     authentication._recent.clear()
+    authentication._validated.clear()
     yield
 
 

@@ -149,7 +149,7 @@ def parse_cards(codes: str | Iterable[str | Card]) -> tuple[Card, ...]:
     if type(codes) is list:  # the JSON form: exact codes look up in one pass (a game's state, issue 14)
         try:
             return tuple(map(Card._BY_CODE.__getitem__, codes))
-        except (KeyError, TypeError):
+        except Exception:  # noqa: BLE001 (KeyError, TypeError, an element's own __hash__ error)
             pass  # another spelling ("10h", " AS"), a Card, or a bad code: one by one below
     return tuple(Card.parse(c) for c in iterate_arg(codes, "card codes"))
 

@@ -76,7 +76,11 @@ def test_parse_cards_of_a_json_list_takes_any_spelling_and_refuses_what_parse_re
     assert parse_cards(["AS", "10H", "KC"]) == (Card.from_index(39), Card.from_index(35), Card.from_index(12))
     assert parse_cards(["as", "TH", Card.parse("KC"), " 2d "]) == parse_cards("AS 10H KC 2D")
     assert parse_cards([]) == ()
-    for bad in (["AS", "QX"], ["AS", 7], ["AS", None], ["AS", ["KC"]], ["AS", True]):
+    class Unhashable:
+        def __hash__(self):
+            raise ValueError("no hash")
+
+    for bad in (["AS", "QX"], ["AS", 7], ["AS", None], ["AS", ["KC"]], ["AS", True], ["AS", Unhashable()]):
         with pytest.raises(CardParseError):
             parse_cards(bad)
 

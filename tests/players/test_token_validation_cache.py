@@ -1,6 +1,6 @@
 """players/authentication.py: each web process validates an access token (signature, ``exp``,
 type) once and reuses the result until the token's ``exp``, which is checked again at every use;
-refused tokens are never kept (issue 14)."""
+refused tokens are never kept (issue 14). The cache is emptied before each test (tests/conftest.py)."""
 from datetime import datetime, timedelta, timezone
 
 import jwt
@@ -13,13 +13,6 @@ from tests.helpers import assert_error
 
 pytestmark = pytest.mark.django_db
 API = "/api/v1"
-
-
-@pytest.fixture(autouse=True)
-def empty_cache():
-    authentication._validated.clear()
-    yield
-    authentication._validated.clear()
 
 
 @pytest.fixture
