@@ -43,9 +43,10 @@ class PlayerJWTAuthentication(JWTAuthentication):
         token in each process: a client sends the same access token with every request, and
         decoding it was about 4% of a web process's CPU under load (issue 14). A token is kept
         until its ``exp``, which is checked again at each use, so an expired token is refused as
-        before (401 ``token_not_valid``; ``SIMPLE_JWT["LEEWAY"]`` counted as simplejwt counts it). Nothing else about a token can change while it is kept:
-        access tokens are not blacklisted, and revocation by a password change (claim ``gen``)
-        and the account's state are checked by ``get_user`` at every request. Raises
+        before (401 ``token_not_valid``; ``SIMPLE_JWT["LEEWAY"]`` counted as simplejwt counts
+        it). Nothing else about a token can change while it is kept: access tokens are not
+        blacklisted, and revocation by a password change (claim ``gen``) and the account's state
+        are checked by ``get_user`` at every request. Refused tokens are not kept. Raises
         ``InvalidToken``."""
         hit = _validated.get(raw_token)
         if hit is not None and hit[0] > time.time():
