@@ -30,10 +30,20 @@ def register(client: APIClient, name: str, *, staff: bool = False) -> APIClient:
     assert r.status_code == 201, r.content
     if staff:
         get_user_model().objects.filter(username=name).update(is_staff=True)
+    return bearer_client(access_token(client, name))
+
+
+def access_token(client: APIClient, name: str) -> str:
+    """Log ``name`` (registered by ``register``) in with JWT through ``client``; its access token."""
     r = client.post("/api/v1/auth/token/", {"username": name, "password": "s3cret-pass-" + name}, format="json")
     assert r.status_code == 200, r.content
+    return r.json()["access"]
+
+
+def bearer_client(token: str) -> APIClient:
+    """A client that sends ``token`` as its ``Authorization: Bearer`` header."""
     authed = APIClient()
-    authed.credentials(HTTP_AUTHORIZATION="Bearer " + r.json()["access"])
+    authed.credentials(HTTP_AUTHORIZATION="Bearer " + token)
     return authed
 
 

@@ -63,16 +63,22 @@ def pg_bin() -> Path | None:
     return max(found, key=lambda p: int(p.parent.name), default=None) if found else None
 
 
+def _skip_or_fail(problem: str | None) -> None:
+    """Skip the test for ``problem`` (a server it needs cannot run here); fail it instead with
+    ``OKGIN_REQUIRE_SERVICES=1`` (CI). Nothing for None."""
+    import pytest
+
+    if problem:
+        if os.environ.get("OKGIN_REQUIRE_SERVICES") == "1":
+            pytest.fail(f"{problem} (OKGIN_REQUIRE_SERVICES=1)")
+        pytest.skip(problem)
+
+
 def own_redis_server(prefix: str) -> tuple[Path, "RedisServer"]:
     """A new temporary directory (``prefix``) and a ``RedisServer`` on a free port in it, not yet
     started. Skips the test when ``redis-server`` is not installed; fails it instead with
     ``OKGIN_REQUIRE_SERVICES=1`` (CI)."""
-    import pytest
-
-    if not shutil.which("redis-server"):
-        if os.environ.get("OKGIN_REQUIRE_SERVICES") == "1":
-            pytest.fail("redis-server not installed (OKGIN_REQUIRE_SERVICES=1)")
-        pytest.skip("redis-server not installed")
+    _skip_or_fail(None if shutil.which("redis-server") else "redis-server not installed")
     workdir = Path(tempfile.mkdtemp(prefix=prefix))
     return workdir, RedisServer(free_port(), workdir)
 
@@ -82,13 +88,7 @@ def own_postgres_server(prefix: str) -> tuple[Path, "PostgresServer"]:
     and a ``PostgresServer`` on a free port in it, not yet initialised. Skips the test when the
     PostgreSQL server binaries (or, as root, a ``postgres`` user) are missing; fails it instead with
     ``OKGIN_REQUIRE_SERVICES=1`` (CI)."""
-    import pytest
-
-    problem = _missing_postgres()
-    if problem:
-        if os.environ.get("OKGIN_REQUIRE_SERVICES") == "1":
-            pytest.fail(f"{problem} (OKGIN_REQUIRE_SERVICES=1)")
-        pytest.skip(problem)
+    _skip_or_fail(_missing_postgres())
     workdir = Path(tempfile.mkdtemp(prefix=prefix))
     os.chmod(workdir, 0o755)
     return workdir, PostgresServer(free_port(), workdir)

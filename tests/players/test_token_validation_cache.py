@@ -5,11 +5,10 @@ from datetime import datetime, timedelta, timezone
 
 import jwt
 import pytest
-from rest_framework.test import APIClient
 from rest_framework_simplejwt.backends import TokenBackend
 
 from players import authentication
-from tests.helpers import assert_error
+from tests.helpers import access_token, assert_error, bearer_client
 
 pytestmark = pytest.mark.django_db
 API = "/api/v1"
@@ -29,18 +28,6 @@ def decodes(monkeypatch):
     return calls
 
 
-def _access(anon, name: str) -> str:
-    r = anon.post(f"{API}/auth/token/", {"username": name, "password": "s3cret-pass-" + name}, format="json")
-    assert r.status_code == 200
-    return r.json()["access"]
-
-
-def _client(token: str) -> APIClient:
-    client = APIClient()
-    client.credentials(HTTP_AUTHORIZATION="Bearer " + token)
-    return client
-
-
 def _clocks_at(monkeypatch, when: datetime) -> None:
     """Every clock the token check reads (this cache's, simplejwt's and PyJWT's) shows ``when``."""
     class Moved(datetime):
@@ -54,23 +41,23 @@ def _clocks_at(monkeypatch, when: datetime) -> None:
 
 
 def test_a_token_is_decoded_once_per_process_and_each_token_on_its_own(bob, alice, anon, decodes):
-    bob_token, alice_token = _access(anon, "bob"), _access(anon, "alice")
+    bob_token, alice_token = access_token(anon, "bob"), access_token(anon, "alice")
     decodes.clear()
-    bob_client = _client(bob_token)
+    bob_client = bearer_client(bob_token)
     for _ in range(3):
         r = bob_client.get(f"{API}/me/")
         assert r.status_code == 200 and r.json()["name"] == "bob"
     assert decodes == [bob_token.encode()]
-    r = _client(alice_token).get(f"{API}/me/")
+    r = bearer_client(alice_token).get(f"{API}/me/")
     assert r.status_code == 200 and r.json()["name"] == "alice"
     assert decodes == [bob_token.encode(), alice_token.encode()]
 
 
 @pytest.mark.error_code("token_not_valid")
 def test_a_kept_token_is_refused_once_its_exp_passes(bob, anon, decodes, monkeypatch):
-    token = _access(anon, "bob")
+    token = access_token(anon, "bob")
     decodes.clear()
-    client = _client(token)
+    client = bearer_client(token)
     assert client.get(f"{API}/me/").status_code == 200  # kept now
     exp = datetime.fromtimestamp(jwt.decode(token, options={"verify_signature": False})["exp"], timezone.utc)
     _clocks_at(monkeypatch, exp - timedelta(seconds=1))
@@ -84,11 +71,11 @@ def test_a_kept_token_is_refused_once_its_exp_passes(bob, anon, decodes, monkeyp
 
 @pytest.mark.error_code("token_not_valid")
 def test_a_refused_token_is_not_kept(bob, anon, decodes):
-    token = _access(anon, "bob")
+    token = access_token(anon, "bob")
     header, payload, signature = token.split(".")
     forged = f"{header}.{payload}.{signature[:-4]}AAAA"
     decodes.clear()
     for _ in range(2):
-        assert_error(_client(forged).get(f"{API}/me/"), "token_not_valid")
+        assert_error(bearer_client(forged).get(f"{API}/me/"), "token_not_valid")
     assert decodes == [forged.encode(), forged.encode()]
     assert forged.encode() not in authentication._validated
