@@ -6,28 +6,18 @@ from django.contrib.auth import get_user_model
 from django.utils import timezone
 from rest_framework.renderers import JSONRenderer
 from rest_framework.test import APIClient
-from rest_framework_simplejwt.exceptions import AuthenticationFailed as JwtAuthenticationFailed
+from rest_framework_simplejwt.exceptions import (
+    AuthenticationFailed as JwtAuthenticationFailed,
+)
 
 from games.engine import BadArgument, CardParseError, IllegalAction
 from games.models import Game, Move, Round
 from notifications.models import WebhookEndpoint
 from okgin_project.errors import exception_handler
 from players.models import Player
-from tests.helpers import assert_error, register
+from tests.helpers import access_token, assert_error, bearer_client
 
 PUBLIC = "https://93.184.215.14/okgin"  # a public address literal: no DNS lookup needed
-
-
-def _token(client, name):
-    r = client.post("/api/v1/auth/token/", {"username": name, "password": "s3cret-pass-" + name}, format="json")
-    assert r.status_code == 200, r.content
-    return r.json()["access"]
-
-
-def _bearer(token):
-    client = APIClient()
-    client.credentials(HTTP_AUTHORIZATION="Bearer " + token)
-    return client
 
 
 @pytest.mark.django_db
@@ -42,7 +32,7 @@ def test_wrong_password_is_401_no_active_account(anon, bob):
 @pytest.mark.django_db
 @pytest.mark.error_code("token_not_valid")
 def test_a_token_that_is_not_a_jwt_is_401_token_not_valid(anon):
-    r = _bearer("not-a-jwt").get("/api/v1/me/")
+    r = bearer_client("not-a-jwt").get("/api/v1/me/")
     assert_error(r, "token_not_valid")
     assert r["WWW-Authenticate"].startswith("Bearer")
 
@@ -69,18 +59,18 @@ def test_an_authentication_failure_with_an_unlisted_code_is_authentication_faile
 @pytest.mark.django_db
 @pytest.mark.error_code("user_not_found")
 def test_the_token_of_a_deleted_user_is_401_user_not_found(anon, bob):
-    token = _token(anon, "bob")
+    token = access_token(anon, "bob")
     get_user_model().objects.filter(username="bob").delete()
     # The access token's user is looked up on each request (players/authentication.py).
-    assert assert_error(_bearer(token).get("/api/v1/me/"), "user_not_found")["message"] == "User not found"
+    assert assert_error(bearer_client(token).get("/api/v1/me/"), "user_not_found")["message"] == "User not found"
 
 
 @pytest.mark.django_db
 @pytest.mark.error_code("user_inactive")
 def test_the_token_of_a_deactivated_user_is_401_user_inactive(anon, bob):
-    token = _token(anon, "bob")
+    token = access_token(anon, "bob")
     get_user_model().objects.filter(username="bob").update(is_active=False)
-    client = _bearer(token)
+    client = bearer_client(token)
     n = Game.objects.count()
     error = assert_error(client.post("/api/v1/games/new/", {"kind": "ai"}, format="json"), "user_inactive")
     assert error["message"] == "User is inactive"
@@ -105,7 +95,7 @@ def test_an_account_whose_name_another_player_holds_is_409_no_player(anon, bob):
     """A staff account made outside the API (createsuperuser) named BOB while the player bob exists
     has no player profile of its own and cannot get one."""
     get_user_model().objects.create_user(username="BOB", password="s3cret-pass-BOB")
-    client = _bearer(_token(anon, "BOB"))
+    client = bearer_client(access_token(anon, "BOB"))
     players = Player.objects.count()
     message = "This account's name belongs to another player."
     assert assert_error(client.get("/api/v1/me/"), "no_player")["message"] == message

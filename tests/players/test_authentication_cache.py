@@ -7,17 +7,14 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from rest_framework.test import APIClient
 
-from tests.helpers import assert_error
+from tests.helpers import access_token, assert_error, bearer_client
 
 pytestmark = pytest.mark.django_db
 API = "/api/v1"
 
 
 def _login(anon, name: str) -> APIClient:
-    r = anon.post(f"{API}/auth/token/", {"username": name, "password": "s3cret-pass-" + name}, format="json")
-    client = APIClient()
-    client.credentials(HTTP_AUTHORIZATION="Bearer " + r.json()["access"])
-    return client
+    return bearer_client(access_token(anon, name))
 
 
 def _account_reads(client) -> int:
