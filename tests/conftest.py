@@ -55,6 +55,10 @@ def pytest_runtest_call(item):
 def pytest_collection_modifyitems(config, items):
     from okgin_project.error_codes import ERROR_CODES
 
+    # Tests marked slow (minutes each) first, the rest in their order: with parallel processes
+    # (scripts/test.sh) one of them starts the longest test at once instead of at the end.
+    items.sort(key=lambda item: item.get_closest_marker("slow") is None)
+
     for item in items:
         for marker in item.iter_markers("error_code"):
             unknown = [c for c in marker.args if c not in ERROR_CODES] or ([] if marker.args else ["(none)"])

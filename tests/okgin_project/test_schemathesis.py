@@ -20,6 +20,7 @@ from tests.helpers import register
 CONFIG = Path(__file__).with_name("schemathesis.toml")
 
 
+@pytest.mark.slow
 @pytest.mark.django_db(transaction=True)
 def test_schemathesis_finds_nothing(live_server, anon, tmp_path):
     player = register(anon, "fuzzer")
