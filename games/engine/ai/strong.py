@@ -230,7 +230,9 @@ class StrongPolicy:
     by search when no knock is legal, and how far behind the heuristic's best they may be;
     ``confidence``: how many
     standard errors a candidate must gain over the heuristic default to be played instead
-    (guards against choosing on noise when the budget is small); ``filter_tries`` (20): how many
+    (guards against choosing on noise when the budget is small); ``knock_confidence`` (None: the
+    same as ``confidence``): the same margin when the default is a knock (R7), i.e. how much
+    better a discard must look to play on instead; ``filter_tries`` (20): how many
     more opponent hands a determinization may draw to find a :func:`plausible` one (0: no
     filter), checking ``filter_depth`` (2) of the opponent's turns, with (``filter_knock``) or
     without the assumption that it knocks when it can, and (``filter_reuse``) falling back to
@@ -258,7 +260,8 @@ class StrongPolicy:
                  early_stop: bool = True, max_discards: int = 2, confidence: float = 1.5,
                  search_discards: int = 8, discard_margin: float = 15.0, draw_share: float = 0.3,
                  filter_tries: int = 20, filter_knock: bool = True, filter_depth: int = 2,
-                 filter_reuse: bool = True, opponent_model: str = "adaptive", evolve: float = 0.5):
+                 filter_reuse: bool = True, opponent_model: str = "adaptive", evolve: float = 0.5,
+                 knock_confidence: float | None = None):
         if time_budget is not None and time_budget < 0:
             raise ValueError("time_budget must be >= 0 seconds")
         if time_budget is None and (max_iterations is None or max_iterations < 1):
@@ -275,6 +278,7 @@ class StrongPolicy:
         self.early_stop = early_stop
         self.max_discards = max_discards
         self.confidence = confidence
+        self.knock_confidence = confidence if knock_confidence is None else knock_confidence
         self.search_discards = search_discards
         self.discard_margin = discard_margin
         self.draw_share = draw_share
@@ -439,7 +443,8 @@ class StrongPolicy:
         if n == 0:
             return cands[0]
         best = max(range(nc), key=lambda i: (sums[i], -i))
-        if best != 0 and not self._beats_default(rows, best):
+        conf = self.knock_confidence if type(cands[0]) is Knock else self.confidence
+        if best != 0 and not self._beats_default(rows, best, conf):
             best = 0
         st.chosen = best
         if type(cands[best]) is Knock:
@@ -518,7 +523,8 @@ class StrongPolicy:
                 best = (a, opp, stock)
         return best[1], best[2]
 
-    def _beats_default(self, rows: list[list[int]], i: int) -> bool:
+    @staticmethod
+    def _beats_default(rows: list[list[int]], i: int, confidence: float) -> bool:
         """True when candidate ``i`` beats the heuristic default (candidate 0) by more than
         ``confidence`` standard errors of the paired difference over the samples."""
         n = len(rows)
@@ -527,7 +533,7 @@ class StrongPolicy:
         diffs = [r[i] - r[0] for r in rows]
         mean = sum(diffs) / n
         var = sum((x - mean) ** 2 for x in diffs) / (n - 1)
-        return mean > self.confidence * math.sqrt(var / n)
+        return mean > confidence * math.sqrt(var / n)
 
     @staticmethod
     def _clear(rows: list[list[int]], sums: list[float]) -> bool:

@@ -3,6 +3,7 @@ that depend only on what the seat may see, and the strong level's time budget. N
 from __future__ import annotations
 
 import functools
+import math
 import random
 from dataclasses import replace
 
@@ -250,6 +251,55 @@ def test_an_iteration_budget_reads_no_clock_and_fixes_the_choice():
         get_policy("strong", iterations=0)
     with pytest.raises(ValueError):
         StrongPolicy(time_budget=None)
+
+
+@functools.lru_cache(maxsize=None)
+def knock_positions(n: int, seed: int):
+    """``n`` discard decisions in which the seat may knock (R7.2), from games between the simple and
+    random levels (the seat to act has drawn; its knock is not played)."""
+    rng = random.Random(seed)
+    players = [SimplePolicy(), RandomPolicy(seed=seed)]
+    out = []
+    state = new_match(RuleSet(), 0)
+    while len(out) < n:
+        if state.winner is not None:
+            state = new_match(RuleSet(), rng.randrange(2))
+        if state.phase == "deal":
+            state, _ = deal(state, shuffled_deck(rng))
+            continue
+        seat = state.to_act
+        view = player_view(state, seat)
+        if state.phase == "discard" and any(isinstance(a, Knock) for a in view.legal_actions):
+            out.append((state, seat))
+        state, _ = apply(state, seat, players[rng.randrange(2)].choose(view))
+    return tuple(out)
+
+
+def test_knock_confidence_is_the_margin_a_discard_needs_over_a_knock_on_offer():
+    """``knock_confidence`` replaces ``confidence`` only when the heuristic's default (candidate 0)
+    is a knock (R7): infinite, the knock is always played; minus infinite, the candidate with the
+    best mean over the samples is; other decisions are the same as with the default."""
+    kw = {"seed": 5, "time_budget": None, "max_iterations": 30, "early_stop": False}
+    knock_defaults = overridden = others = 0
+    discards = [(state, seat) for state, seat in positions(60, seed=31) if state.phase == "discard"]
+    for state, seat in list(knock_positions(24, seed=32)) + discards:
+        view = player_view(state, seat)
+        default = StrongPolicy(**kw)
+        never = StrongPolicy(knock_confidence=math.inf, **kw)
+        always = StrongPolicy(knock_confidence=-math.inf, **kw)
+        chosen = [p.choose(view) for p in (default, never, always)]
+        candidates = default.last_stats.candidates
+        if not default.last_stats.searched or candidates[0]["type"] != "knock":
+            assert chosen[0] == chosen[1] == chosen[2]
+            others += default.last_stats.searched
+            continue
+        knock_defaults += 1
+        assert never.last_stats.chosen == 0 and isinstance(chosen[1], Knock)
+        means = always.last_stats.means
+        best = max(range(len(means)), key=lambda i: (means[i], -i))
+        assert always.last_stats.chosen == best
+        overridden += best != 0
+    assert knock_defaults >= 10 and overridden >= 1 and others >= 5, (knock_defaults, overridden, others)
 
 
 def test_strong_iteration_cap():
