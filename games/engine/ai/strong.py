@@ -230,9 +230,11 @@ class StrongPolicy:
     by search when no knock is legal, and how far behind the heuristic's best they may be;
     ``confidence``: how many
     standard errors a candidate must gain over the heuristic default to be played instead
-    (guards against choosing on noise when the budget is small); ``knock_confidence`` (None: the
-    same as ``confidence``): the same margin when the default is a knock (R7), i.e. how much
-    better a discard must look to play on instead; ``filter_tries`` (20): how many
+    (guards against choosing on noise when the budget is small); ``waiting_knock_confidence``
+    (None: ``confidence``): that margin when the default is a knock (R7) and the adaptive model
+    estimates the opponent's knock threshold below the knock limit (it waits for a lower
+    deadwood or gin, R7.2): how much better a discard must look to play on instead of knocking;
+    ``filter_tries`` (20): how many
     more opponent hands a determinization may draw to find a :func:`plausible` one (0: no
     filter), checking ``filter_depth`` (2) of the opponent's turns, with (``filter_knock``) or
     without the assumption that it knocks when it can, and (``filter_reuse``) falling back to
@@ -261,7 +263,7 @@ class StrongPolicy:
                  search_discards: int = 8, discard_margin: float = 15.0, draw_share: float = 0.3,
                  filter_tries: int = 20, filter_knock: bool = True, filter_depth: int = 2,
                  filter_reuse: bool = True, opponent_model: str = "adaptive", evolve: float = 0.5,
-                 knock_confidence: float | None = None):
+                 waiting_knock_confidence: float | None = None):
         if time_budget is not None and time_budget < 0:
             raise ValueError("time_budget must be >= 0 seconds")
         if time_budget is None and (max_iterations is None or max_iterations < 1):
@@ -278,7 +280,7 @@ class StrongPolicy:
         self.early_stop = early_stop
         self.max_discards = max_discards
         self.confidence = confidence
-        self.knock_confidence = confidence if knock_confidence is None else knock_confidence
+        self.waiting_knock_confidence = confidence if waiting_knock_confidence is None else waiting_knock_confidence
         self.search_discards = search_discards
         self.discard_margin = discard_margin
         self.draw_share = draw_share
@@ -443,7 +445,9 @@ class StrongPolicy:
         if n == 0:
             return cands[0]
         best = max(range(nc), key=lambda i: (sums[i], -i))
-        conf = self.knock_confidence if type(cands[0]) is Knock else self.confidence
+        conf = self.confidence
+        if type(cands[0]) is Knock and self._style is not None and self._style.threshold < rules.knock_limit:
+            conf = self.waiting_knock_confidence  # the opponent waits: playing on gives it time
         if best != 0 and not self._beats_default(rows, best, conf):
             best = 0
         st.chosen = best

@@ -13,6 +13,7 @@ from games.engine import (Card, DrawStock, Knock, PassUpcard, RuleSet, apply, ca
                           parse_cards, player_view, shuffled_deck, sort_cards)
 from games.engine.ai import LEVELS, RandomPolicy, SimplePolicy, StrongPolicy, get_policy
 from games.engine.ai.knowledge import read_knowledge
+from games.engine.ai.opponent import Style
 from games.engine.ai.playout import SimRules
 
 from ..support import start
@@ -275,31 +276,38 @@ def knock_positions(n: int, seed: int):
     return tuple(out)
 
 
-def test_knock_confidence_is_the_margin_a_discard_needs_over_a_knock_on_offer():
-    """``knock_confidence`` replaces ``confidence`` only when the heuristic's default (candidate 0)
-    is a knock (R7): infinite, the knock is always played; minus infinite, the candidate with the
-    best mean over the samples is; other decisions are the same as with the default."""
+def test_waiting_knock_confidence_is_the_margin_a_discard_needs_over_a_knock_against_a_waiting_opponent():
+    """``waiting_knock_confidence`` replaces ``confidence`` only when the heuristic's default
+    (candidate 0) is a knock (R7) and the opponent's estimated knock threshold is below the knock
+    limit: infinite, the knock is always played; minus infinite, the candidate with the best mean
+    over the samples is. Against an opponent estimated to knock at the limit, and in decisions
+    without a knock on offer, every choice is the default's."""
+    waits = Style(threshold_probs=(1.0,) + (0.0,) * 10)  # knocks only with gin: threshold 0
+    eager = Style(threshold_probs=(0.0,) * 10 + (1.0,))  # threshold 10, never below the limit
     kw = {"seed": 5, "time_budget": None, "max_iterations": 30, "early_stop": False}
     knock_defaults = overridden = others = 0
     discards = [(state, seat) for state, seat in positions(60, seed=31) if state.phase == "discard"]
-    for state, seat in list(knock_positions(24, seed=32)) + discards:
-        view = player_view(state, seat)
-        default = StrongPolicy(**kw)
-        never = StrongPolicy(knock_confidence=math.inf, **kw)
-        always = StrongPolicy(knock_confidence=-math.inf, **kw)
-        chosen = [p.choose(view) for p in (default, never, always)]
-        candidates = default.last_stats.candidates
-        if not default.last_stats.searched or candidates[0]["type"] != "knock":
-            assert chosen[0] == chosen[1] == chosen[2]
-            others += default.last_stats.searched
-            continue
-        knock_defaults += 1
-        assert never.last_stats.chosen == 0 and isinstance(chosen[1], Knock)
-        means = always.last_stats.means
-        best = max(range(len(means)), key=lambda i: (means[i], -i))
-        assert always.last_stats.chosen == best
-        overridden += best != 0
-    assert knock_defaults >= 10 and overridden >= 1 and others >= 5, (knock_defaults, overridden, others)
+    for style in (waits, eager):
+        for state, seat in list(knock_positions(24, seed=32)) + discards:
+            view = player_view(state, seat)
+            policies = [StrongPolicy(**kw), StrongPolicy(waiting_knock_confidence=math.inf, **kw),
+                        StrongPolicy(waiting_knock_confidence=-math.inf, **kw)]
+            for p in policies:
+                p.model.style = lambda style=style: style
+            default, never, always = policies
+            chosen = [p.choose(view) for p in policies]
+            candidates = default.last_stats.candidates
+            if style is eager or not default.last_stats.searched or candidates[0]["type"] != "knock":
+                assert chosen[0] == chosen[1] == chosen[2]
+                others += default.last_stats.searched
+                continue
+            knock_defaults += 1
+            assert never.last_stats.chosen == 0 and isinstance(chosen[1], Knock)
+            means = always.last_stats.means
+            best = max(range(len(means)), key=lambda i: (means[i], -i))
+            assert always.last_stats.chosen == best
+            overridden += best != 0
+    assert knock_defaults >= 10 and overridden >= 1 and others >= 30, (knock_defaults, overridden, others)
 
 
 def test_strong_iteration_cap():
