@@ -110,9 +110,10 @@ def reshuffle_hidden(state, seat: int, rng: random.Random):
 
 
 @functools.lru_cache(maxsize=None)
-def positions(n: int, seed: int):
-    """``n`` positions from games between the simple and random levels, in every phase (made once
-    per ``(n, seed)`` and shared by the tests: states are immutable)."""
+def positions(n: int, seed: int, knocks: bool = False):
+    """``n`` positions from games between the simple and random levels, in every phase, or with
+    ``knocks`` only discard decisions in which the seat may knock (R7.2; its knock is not played).
+    Made once per arguments and shared by the tests: states are immutable."""
     rng = random.Random(seed)
     players = [SimplePolicy(), RandomPolicy(seed=seed)]
     out = []
@@ -124,9 +125,14 @@ def positions(n: int, seed: int):
             state, _ = deal(state, shuffled_deck(rng))
             continue
         seat = state.to_act
-        if rng.random() < 0.15:
+        view = player_view(state, seat)
+        if knocks:
+            keep = state.phase == "discard" and any(isinstance(a, Knock) for a in view.legal_actions)
+        else:
+            keep = rng.random() < 0.15
+        if keep:
             out.append((state, seat))
-        state, _ = apply(state, seat, players[rng.randrange(2)].choose(player_view(state, seat)))
+        state, _ = apply(state, seat, players[rng.randrange(2)].choose(view))
     return tuple(out)
 
 
@@ -254,28 +260,6 @@ def test_an_iteration_budget_reads_no_clock_and_fixes_the_choice():
         StrongPolicy(time_budget=None)
 
 
-@functools.lru_cache(maxsize=None)
-def knock_positions(n: int, seed: int):
-    """``n`` discard decisions in which the seat may knock (R7.2), from games between the simple and
-    random levels (the seat to act has drawn; its knock is not played)."""
-    rng = random.Random(seed)
-    players = [SimplePolicy(), RandomPolicy(seed=seed)]
-    out = []
-    state = new_match(RuleSet(), 0)
-    while len(out) < n:
-        if state.winner is not None:
-            state = new_match(RuleSet(), rng.randrange(2))
-        if state.phase == "deal":
-            state, _ = deal(state, shuffled_deck(rng))
-            continue
-        seat = state.to_act
-        view = player_view(state, seat)
-        if state.phase == "discard" and any(isinstance(a, Knock) for a in view.legal_actions):
-            out.append((state, seat))
-        state, _ = apply(state, seat, players[rng.randrange(2)].choose(view))
-    return tuple(out)
-
-
 def test_waiting_knock_confidence_is_the_margin_a_discard_needs_over_a_knock_against_a_waiting_opponent():
     """``waiting_knock_confidence`` replaces ``confidence`` only when the heuristic's default
     (candidate 0) is a knock (R7) and the opponent's estimated knock threshold is below the knock
@@ -288,7 +272,7 @@ def test_waiting_knock_confidence_is_the_margin_a_discard_needs_over_a_knock_aga
     knock_defaults = overridden = others = 0
     discards = [(state, seat) for state, seat in positions(60, seed=31) if state.phase == "discard"]
     for style in (waits, eager):
-        for state, seat in list(knock_positions(24, seed=32)) + discards:
+        for state, seat in list(positions(24, seed=32, knocks=True)) + discards:
             view = player_view(state, seat)
             policies = [StrongPolicy(**kw), StrongPolicy(waiting_knock_confidence=math.inf, **kw),
                         StrongPolicy(waiting_knock_confidence=-math.inf, **kw)]
