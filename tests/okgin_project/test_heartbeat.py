@@ -2,6 +2,7 @@
 beat process ticking is checked by tests/deploy/test_production_smoke.py."""
 import socket
 import time
+import uuid
 
 import pytest
 import redis
@@ -11,9 +12,10 @@ from okgin_project import heartbeat
 
 
 @pytest.fixture
-def redis_url():
+def redis_url(monkeypatch):
+    # A key of this test's own: the suite's parallel processes share the Redis database.
+    monkeypatch.setattr(heartbeat, "BEAT_HEARTBEAT_KEY", f"{heartbeat.BEAT_HEARTBEAT_KEY}:test-{uuid.uuid4().hex}")
     client = redis.Redis.from_url(settings.REDIS_URL)
-    client.delete(heartbeat.BEAT_HEARTBEAT_KEY)
     yield settings.REDIS_URL
     client.delete(heartbeat.BEAT_HEARTBEAT_KEY)
 
