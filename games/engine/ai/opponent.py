@@ -68,15 +68,17 @@ class Style:
     @property
     def threshold(self) -> int:
         """The estimated knock threshold (points): the median of ``threshold_probs`` (the least
-        ``T`` whose cumulative probability exceeds one half)."""
-        acc = 0.0
+        ``T`` whose cumulative probability exceeds one half), worked out once per style."""
+        return self._threshold
+
+    def __post_init__(self):
+        acc, median = 0.0, len(self.threshold_probs) - 1
         for t, p in enumerate(self.threshold_probs):
             acc += p
             if acc > 0.5 + 1e-9:
-                return t
-        return len(self.threshold_probs) - 1
-
-    def __post_init__(self):
+                median = t
+                break
+        object.__setattr__(self, "_threshold", median)
         object.__setattr__(self, "_decline", tuple(
             sum(p * (EPSILON if points <= t else 1.0 - EPSILON) for t, p in enumerate(self.threshold_probs))
             for points in range(len(self.threshold_probs))))

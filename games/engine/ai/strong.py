@@ -446,7 +446,7 @@ class StrongPolicy:
             return cands[0]
         best = max(range(nc), key=lambda i: (sums[i], -i))
         conf = self.confidence
-        if type(cands[0]) is Knock and self._style is not None and self._style.threshold < rules.knock_limit:
+        if type(cands[0]) is Knock and self._opponent_waits(rules):
             conf = self.waiting_knock_confidence  # the opponent waits: playing on gives it time
         if best != 0 and not self._beats_default(rows, best, conf):
             best = 0
@@ -499,6 +499,12 @@ class StrongPolicy:
             rng.shuffle(stock)
         return opp, stock
 
+    def _opponent_waits(self, rules: SimRules) -> bool:
+        """True when the adaptive model estimates the opponent's knock threshold below the knock
+        limit (it passes up knocks, R7.2); False without an estimate (the prior's threshold, 10, is
+        never below a knock limit)."""
+        return self._style is not None and self._style.threshold < rules.knock_limit
+
     def _sample_adaptive(self, k: Knowledge, rules: SimRules, rng: random.Random, unseen: list[int],
                          opp: int, stock: list[int]) -> tuple[int, list[int]]:
         """The adaptive model's determinization: a drawn opponent hand is kept with probability
@@ -509,7 +515,7 @@ class StrongPolicy:
         best = (-1.0, opp, stock)
         depth = self.filter_depth
         replays = 0
-        if self.evolve and style.threshold < rules.knock_limit:
+        if self.evolve and self._opponent_waits(rules):
             replays = int(self.evolve * sum(1 for took, _ in k.opp_turns if took is None) + 0.5)
         for attempt in range(self.filter_tries + 1):
             if attempt:
