@@ -50,6 +50,9 @@ How a decision is made (only the :class:`PlayerView` is read):
    only limit and no clock is read: the choice is the same on any machine), or (``early_stop``) when one candidate leads the
    others by a clear statistical margin. The candidate with the best mean points is played if it
    beats the heuristic default (candidate 0) by ``confidence`` standard errors; else the default.
+   With ``match_equity`` a playout's points are first turned into the chance of winning the match
+   after them (:mod:`.equity`, R10.1), so near the end of a match a safe small win can beat a
+   larger expected score.
 6. A knock names its melds (R7.4): among the least-deadwood arrangements of the ten cards kept,
    the one with the best mean points against the opponent hands sampled by the search (lay-offs
    included, R7.6), the engine's default arrangement (RULES.md, note to R7.4) unless another does
@@ -69,10 +72,15 @@ from ..cards import mask_cards
 from ..melds import FULL_MASK, mask_knock_arrangement, mask_least_deadwood_meld_sets, sort_meld
 from ..views import PlayerView
 from .base import decision_rng, forbidden_mask
+from .equity import equity_after
 from .knowledge import _PARTNERS, Knowledge, mask_indices, read_knowledge, sample_hidden
 from .opponent import OpponentModel, Style, turn_likelihood
 from .playout import (RANK, VALUE, SimRules, best_discard, knock_deadwoods, knock_points, min_deadwood,
                       play_out, wants_card)
+
+
+def _identity(points: int) -> int:
+    return points
 
 
 def stock_odds(k: Knowledge) -> list[tuple[int, float]]:
@@ -202,7 +210,8 @@ def evolve_hand(opp: int, stock: list[int], keep: int, draws: int, rng: random.R
 class SearchStats:
     """What the last decision's search did: ``iterations`` (playouts and knock evaluations run),
     ``determinizations`` (complete samples, each scoring every candidate), ``candidates`` (the
-    actions compared), ``means`` (mean points per candidate over complete samples), ``elapsed``
+    actions compared), ``means`` (mean points per candidate over complete samples; with
+    ``match_equity``, the mean chance of winning the match), ``elapsed``
     (seconds by the policy's clock; 0 without a time budget), ``searched`` (False when the move was obvious)."""
 
     iterations: int = 0
@@ -244,7 +253,9 @@ class StrongPolicy:
     ``"filter"`` (the baseline-only filter above); ``evolve`` (0.5): with the adaptive model,
     against an opponent whose estimated knock threshold is below the knock limit (R7.2), each
     drawn hand first replays this fraction of the opponent's stock draws this round
-    (:func:`evolve_hand`; 0: off). After each ``choose``,
+    (:func:`evolve_hand`; 0: off); ``match_equity`` (False): compare candidates by the chance of
+    winning the match after the round (R10.1, :func:`~.equity.equity_after` from the view's
+    scores) instead of the round's points. After each ``choose``,
     ``last_stats`` is a :class:`SearchStats`. Raises ``ValueError`` for a negative budget, for
     neither a time budget nor an iteration cap, for another ``opponent_model``, and (``choose``) when the view has no legal action.
     """
@@ -263,7 +274,7 @@ class StrongPolicy:
                  search_discards: int = 8, discard_margin: float = 15.0, draw_share: float = 0.3,
                  filter_tries: int = 20, filter_knock: bool = True, filter_depth: int = 2,
                  filter_reuse: bool = True, opponent_model: str = "adaptive", evolve: float = 0.5,
-                 waiting_knock_confidence: float | None = None):
+                 waiting_knock_confidence: float | None = None, match_equity: bool = False):
         if time_budget is not None and time_budget < 0:
             raise ValueError("time_budget must be >= 0 seconds")
         if time_budget is None and (max_iterations is None or max_iterations < 1):
@@ -289,6 +300,7 @@ class StrongPolicy:
         self.filter_depth = filter_depth
         self.filter_reuse = filter_reuse
         self.evolve = evolve
+        self.match_equity = match_equity
         self._rng = random.Random(seed if seed is not None else random.SystemRandom().getrandbits(64))
         self.last_stats = SearchStats()
 
@@ -418,6 +430,7 @@ class StrongPolicy:
         i_am_dealer = view.seat == view.dealer
         pool: list[int] = []
         opps: list[int] = []  # the opponent hand of each complete sample
+        value = self._valuer(view)
         while not stop:
             opp, stock = self._sample(k, rules, rng, unseen, pool)
             row = []
@@ -425,7 +438,7 @@ class StrongPolicy:
                 if (timed and clock() - start >= budget) or (cap is not None and iterations >= cap):
                     stop = True
                     break
-                row.append(self._evaluate(a, k.own, opp, stock, pile, rules, view, i_am_dealer))
+                row.append(value(self._evaluate(a, k.own, opp, stock, pile, rules, view, i_am_dealer)))
                 iterations += 1
             if len(row) == nc:
                 rows.append(row)
@@ -532,6 +545,22 @@ class StrongPolicy:
             if a > best[0]:
                 best = (a, opp, stock)
         return best[1], best[2]
+
+    def _valuer(self, view: PlayerView) -> Callable[[int], float]:
+        """What a playout's result (points for this seat, negative when the opponent scores) is
+        worth to the search: the points themselves, or with ``match_equity`` the chance (0..1) of
+        winning the match after them (:func:`~.equity.equity_after`, R10.1), memoized per decision."""
+        if not self.match_equity:
+            return _identity
+        scores, seat, target = view.scores, view.seat, view.rules.target_score
+        memo: dict[int, float] = {}
+
+        def value(points: int) -> float:
+            v = memo.get(points)
+            if v is None:
+                v = memo[points] = equity_after(points, scores, seat, target)
+            return v
+        return value
 
     @staticmethod
     def _beats_default(rows: list[list[int]], i: int, confidence: float) -> bool:
