@@ -44,14 +44,18 @@ ROUND_POINTS: dict[int, int] = {
 }
 
 
+MAX_TARGET = 250  # points: the largest target a table is made for (250 x 250 needs, about 0.5 s)
+
+
 @lru_cache(maxsize=8)
 def equity_table(target: int) -> tuple[tuple[float, ...], ...]:
     """``table[a][b]``: the chance (0..1) of winning the match for the seat needing ``a`` more
     points (1..``target``) against an opponent needing ``b`` (1..``target``), from
     :data:`ROUND_POINTS` (each round won by either seat with the same chance). Row and column 0
-    are unused. Raises ``ValueError`` for a ``target`` below 1 or an empty :data:`ROUND_POINTS`."""
-    if target < 1:
-        raise ValueError("target must be at least 1 point")
+    are unused. Raises ``ValueError`` for a ``target`` below 1 or above :data:`MAX_TARGET`, or an
+    empty :data:`ROUND_POINTS`."""
+    if not 1 <= target <= MAX_TARGET:
+        raise ValueError(f"target must be 1..{MAX_TARGET} points")
     total = sum(ROUND_POINTS.values())
     if not total:
         raise ValueError("ROUND_POINTS is empty")

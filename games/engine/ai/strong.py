@@ -72,7 +72,7 @@ from ..cards import mask_cards
 from ..melds import FULL_MASK, mask_knock_arrangement, mask_least_deadwood_meld_sets, sort_meld
 from ..views import PlayerView
 from .base import decision_rng, forbidden_mask
-from .equity import equity_after
+from .equity import MAX_TARGET, equity_after
 from .knowledge import _PARTNERS, Knowledge, mask_indices, read_knowledge, sample_hidden
 from .opponent import OpponentModel, Style, turn_likelihood
 from .playout import (RANK, VALUE, SimRules, best_discard, knock_deadwoods, knock_points, min_deadwood,
@@ -255,7 +255,7 @@ class StrongPolicy:
     drawn hand first replays this fraction of the opponent's stock draws this round
     (:func:`evolve_hand`; 0: off); ``match_equity`` (False): compare candidates by the chance of
     winning the match after the round (R10.1, :func:`~.equity.equity_after` from the view's
-    scores) instead of the round's points. After each ``choose``,
+    scores) instead of the round's points, for targets up to :data:`~.equity.MAX_TARGET` points. After each ``choose``,
     ``last_stats`` is a :class:`SearchStats`. Raises ``ValueError`` for a negative budget, for
     neither a time budget nor an iteration cap, for another ``opponent_model``, and (``choose``) when the view has no legal action.
     """
@@ -549,10 +549,11 @@ class StrongPolicy:
     def _valuer(self, view: PlayerView) -> Callable[[int], float]:
         """What a playout's result (points for this seat, negative when the opponent scores) is
         worth to the search: the points themselves, or with ``match_equity`` the chance (0..1) of
-        winning the match after them (:func:`~.equity.equity_after`, R10.1), memoized per decision."""
-        if not self.match_equity:
-            return _identity
+        winning the match after them (:func:`~.equity.equity_after`, R10.1), memoized per decision;
+        points for a match longer than :data:`~.equity.MAX_TARGET` (its table would be too big)."""
         scores, seat, target = view.scores, view.seat, view.rules.target_score
+        if not self.match_equity or target > MAX_TARGET:
+            return _identity
         memo: dict[int, float] = {}
 
         def value(points: int) -> float:

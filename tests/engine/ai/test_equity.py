@@ -3,6 +3,8 @@ chance of winning the match (R10.1) worked out by hand on a one-value round dist
 symmetries on the measured one, and the search weighing its samples by exactly that value."""
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 
 from games.engine import player_view
@@ -98,4 +100,22 @@ def test_search_with_match_equity_means_are_chances():
         if p.last_stats.searched:
             searched += 1
             assert all(0.0 <= m <= 1.0 for m in p.last_stats.means), p.last_stats.means
+    assert searched >= 5
+
+
+def test_a_match_longer_than_the_table_is_searched_by_points():
+    """Past ``MAX_TARGET`` points no table is made (``ValueError``) and ``match_equity`` searches by
+    points: the same means as without it."""
+    with pytest.raises(ValueError):
+        equity_table(equity.MAX_TARGET + 1)
+    kw = {"seed": 4, "time_budget": None, "max_iterations": 40, "early_stop": False}
+    searched = 0
+    for state, seat in positions(30, seed=43):
+        view = dataclasses.replace(player_view(state, seat),
+                                   rules=dataclasses.replace(state.rules, target_score=equity.MAX_TARGET + 1))
+        plain, weighed = StrongPolicy(**kw), StrongPolicy(match_equity=True, **kw)
+        plain.choose(view)
+        weighed.choose(view)
+        searched += plain.last_stats.searched
+        assert weighed.last_stats.means == plain.last_stats.means
     assert searched >= 5
