@@ -3,6 +3,7 @@ chance of winning the match (R10.1) worked out by hand on a one-value round dist
 symmetries on the measured one, and the search weighing its samples by exactly that value."""
 from __future__ import annotations
 
+import ast
 import dataclasses
 
 import pytest
@@ -119,3 +120,17 @@ def test_a_match_longer_than_the_table_is_searched_by_points():
         searched += plain.last_stats.searched
         assert weighed.last_stats.means == plain.last_stats.means
     assert searched >= 5
+
+
+def test_round_points_are_counted_from_decided_rounds_of_simple_against_simple(capsys):
+    """The generator of ``ROUND_POINTS``: exactly the asked number of decided rounds (walls are not
+    counted), each scoring at least a point (R9), the same counts for the same seed, printed as the
+    literal the module holds."""
+    counts = equity.round_points_sample(60, seed=5)
+    assert sum(counts.values()) == 60 and min(counts) >= 1
+    assert counts == equity.round_points_sample(60, seed=5)
+    assert equity.main(["--rounds", "60", "--seed", "5"]) == 0
+    printed = capsys.readouterr().out
+    assert printed.startswith("ROUND_POINTS: dict[int, int] = {")
+    assert ast.literal_eval(printed.split("= ", 1)[1]) == dict(counts)
+    assert sum(equity.ROUND_POINTS.values()) == 20000 and min(equity.ROUND_POINTS) >= 1
