@@ -257,8 +257,8 @@ class StrongPolicy:
     drawn hand first replays this fraction of the opponent's stock draws this round
     (:func:`evolve_hand`; 0: off); ``match_equity`` (False): compare candidates by the chance of
     winning the match after the round (R10.1, :func:`~.equity.equity_after` from the view's
-    scores) instead of the round's points, for targets up to :data:`~.equity.MAX_TARGET` points. After each ``choose``,
-    ``last_stats`` is a :class:`SearchStats`. Raises ``ValueError`` for a negative budget, for
+    scores) instead of the round's points, for targets up to :data:`~.equity.MAX_TARGET` points.
+    After each ``choose``, ``last_stats`` is a :class:`SearchStats`. Raises ``ValueError`` for a negative budget, for
     neither a time budget nor an iteration cap, for another ``opponent_model``, and (``choose``) when the view has no legal action.
     """
 
@@ -551,19 +551,12 @@ class StrongPolicy:
     def _valuer(self, view: PlayerView) -> Callable[[int], float]:
         """What a playout's result (points for this seat, negative when the opponent scores) is
         worth to the search: the points themselves, or with ``match_equity`` the chance (0..1) of
-        winning the match after them (:func:`~.equity.equity_after`, R10.1), memoized per decision;
+        winning the match after them (:func:`~.equity.equity_after`, R10.1, a table lookup);
         points for a match longer than :data:`~.equity.MAX_TARGET` (its table would be too big)."""
         scores, seat, target = view.scores, view.seat, view.rules.target_score
         if not self.match_equity or target > MAX_TARGET:
             return _identity
-        memo: dict[int, float] = {}
-
-        def value(points: int) -> float:
-            v = memo.get(points)
-            if v is None:
-                v = memo[points] = equity_after(points, scores, seat, target)
-            return v
-        return value
+        return lambda points: equity_after(points, scores, seat, target)
 
     @staticmethod
     def _beats_default(rows: list[list[int]], i: int, confidence: float) -> bool:
