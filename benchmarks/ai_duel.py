@@ -1,6 +1,6 @@
 """Compare settings of the strong level on identical deals (a paired test; prints figures).
 
-    .venv/bin/python benchmarks/ai_duel.py --budget 0.1 --deals 200 '{}' '{"search_discards": 1}'
+    .venv/bin/python benchmarks/ai_duel.py --budget 0.1 --cpu-clock --deals 200 '{}' '{"search_discards": 1}'
 
 Each positional argument is a JSON object of strong-policy attributes (a *variant*; ``{}`` is the
 default). Every variant plays single rounds against ``simple`` (Oklahoma defaults, scores 0-0) on
@@ -26,7 +26,7 @@ from multiprocessing import Pool
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 from games.engine import RuleSet, apply, deal, new_match, player_view, shuffled_deck  # noqa: E402
-from benchmarks.ai_strength import make_policy  # noqa: E402
+from benchmarks.ai_strength import STRONG_BUDGET, make_policy  # noqa: E402
 
 VARIANTS: list[dict] = []
 BUDGET = 0.1
@@ -65,7 +65,10 @@ def main(argv=None) -> int:
     ap.add_argument("--deals", type=int, default=200)
     ap.add_argument("--budget", type=float, default=0.1, help="strong's seconds of search per turn")
     ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
+    ap.add_argument("--cpu-clock", action="store_true",
+                    help="count the budget in CPU seconds of the process, not wall seconds (a shared machine)")
     args = ap.parse_args(argv)
+    STRONG_BUDGET["cpu_clock"] = args.cpu_clock  # read by make_policy in the forked processes
     VARIANTS.extend(json.loads(v) for v in args.variants)
     BUDGET = args.budget
     tasks = [(d, s, v) for d in range(args.deals) for s in (0, 1) for v in range(len(VARIANTS))]
@@ -80,7 +83,7 @@ def main(argv=None) -> int:
         outcome_points[v][o] += p
     keys = [(d, s) for d in range(args.deals) for s in (0, 1)]
     print(f"strong vs simple, {len(keys)} rounds per variant ({args.deals} deals x 2 seats), "
-          f"budget {args.budget} s/turn, {time.time() - t:.0f} s")
+          f"budget {args.budget} {'CPU ' if args.cpu_clock else ''}s/turn, {time.time() - t:.0f} s")
     for v, opts in enumerate(VARIANTS):
         m, se = mean_se([points[k + (v,)] for k in keys])
         print(f"variant {v} {json.dumps(opts, sort_keys=True)}: strong's net {m:+.2f} points/round (SE {se:.2f})")
