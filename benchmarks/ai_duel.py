@@ -63,6 +63,7 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("variants", nargs="+", help="JSON objects of strong-policy attributes")
     ap.add_argument("--deals", type=int, default=200)
+    ap.add_argument("--first-deal", type=int, default=0, help="number of the first deal (other deals, same count)")
     ap.add_argument("--budget", type=float, default=0.1, help="strong's seconds of search per turn")
     ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
     ap.add_argument("--cpu-clock", action="store_true",
@@ -71,7 +72,8 @@ def main(argv=None) -> int:
     STRONG_BUDGET["cpu_clock"] = args.cpu_clock  # read by make_policy in the forked processes
     VARIANTS.extend(json.loads(v) for v in args.variants)
     BUDGET = args.budget
-    tasks = [(d, s, v) for d in range(args.deals) for s in (0, 1) for v in range(len(VARIANTS))]
+    deals = range(args.first_deal, args.first_deal + args.deals)
+    tasks = [(d, s, v) for d in deals for s in (0, 1) for v in range(len(VARIANTS))]
     t = time.time()
     with Pool(args.jobs) as pool:
         results = pool.map(play_round, tasks, chunksize=4)
@@ -81,8 +83,8 @@ def main(argv=None) -> int:
     for _d, _s, v, p, o in results:
         outcomes[v][o] += 1
         outcome_points[v][o] += p
-    keys = [(d, s) for d in range(args.deals) for s in (0, 1)]
-    print(f"strong vs simple, {len(keys)} rounds per variant ({args.deals} deals x 2 seats), "
+    keys = [(d, s) for d in deals for s in (0, 1)]
+    print(f"strong vs simple, {len(keys)} rounds per variant (deals {deals.start}-{deals.stop - 1} x 2 seats), "
           f"budget {args.budget} {'CPU ' if args.cpu_clock else ''}s/turn, {time.time() - t:.0f} s")
     for v, opts in enumerate(VARIANTS):
         m, se = mean_se([points[k + (v,)] for k in keys])
