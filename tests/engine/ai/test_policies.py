@@ -375,3 +375,32 @@ def test_strong_lays_its_knock_by_the_sampled_defender_hands():
     assert set(p._arrange_knock(knock, view, k, rules, [lay_offs_on_sets]).melds) == runs
     assert set(p._arrange_knock(knock, view, k, rules, [undercut]).melds) == sets
     assert set(p._arrange_knock(knock, view, k, rules, [undercut, lay_offs_on_sets]).melds) == sets  # 57 vs 55
+
+
+def test_pruning_drops_only_candidates_clearly_behind_the_leader():
+    """``StrongPolicy._pruned``, worked by hand. Leader: candidate 1 (sum 40). Candidate 2 trails
+    it by 10, 12, 8, 10 (mean 10, SE sqrt(8/3/4) = 0.816): dropped at z = 2. Candidate 3 trails by
+    1, 0, 2, -1 (mean 0.5, SE sqrt(5/3/4) = 0.645): kept at z = 2 (1.29), dropped at z = 0.5
+    (0.32). Candidate 0, the default, is never dropped however far behind."""
+    rows = [[-20, 10, 0, 9], [-20, 10, -2, 10], [-20, 10, 2, 8], [-20, 10, 0, 11]]
+    sums = [sum(r[i] for r in rows) for i in range(4)]
+    assert StrongPolicy._pruned(rows, sums, [0, 1, 2, 3], 2.0) == [0, 1, 3]
+    assert StrongPolicy._pruned(rows, sums, [0, 1, 2, 3], 0.5) == [0, 1]
+    assert StrongPolicy._pruned(rows, sums, [0, 1, 3], 2.0) == [0, 1, 3]
+
+
+def test_pruning_spends_the_iteration_budget_on_the_candidates_left():
+    """With ``prune`` the same iteration budget gives more complete samples (each scores only the
+    candidates still compared), and the choice is one of those still compared."""
+    state, seat = searched_position()
+    view = player_view(state, seat)
+    kw = {"seed": 3, "time_budget": None, "max_iterations": 400, "early_stop": False}
+    plain, pruned = StrongPolicy(**kw), StrongPolicy(prune=1.0, **kw)
+    plain.choose(view)
+    action = pruned.choose(view)
+    nc = len(pruned.last_stats.candidates)
+    assert nc >= 3 and plain.last_stats.determinizations == 400 // nc
+    assert pruned.last_stats.iterations == 400
+    assert pruned.last_stats.determinizations > plain.last_stats.determinizations
+    assert action.to_dict()["type"] == pruned.last_stats.candidates[pruned.last_stats.chosen]["type"]
+    assert action in view.legal_actions
