@@ -590,23 +590,29 @@ class StrongPolicy:
         return mean > confidence * math.sqrt(var / n)
 
     @staticmethod
+    def _paired(rows: list[list], i: int, j: int) -> tuple[float, float]:
+        """``(mean, standard error)`` of candidate ``i``'s value minus candidate ``j``'s over
+        ``rows`` (at least 2, both with a value in each), in points (or match equity)."""
+        n = len(rows)
+        diffs = [r[i] - r[j] for r in rows]
+        mean = sum(diffs) / n
+        var = sum((x - mean) ** 2 for x in diffs) / (n - 1)
+        return mean, math.sqrt(var / n)
+
+    @staticmethod
     def _pruned(rows: list[list], sums: list[float], active: list[int], z: float) -> list[int]:
         """The candidates of ``active`` (indices, all with a value in every row of ``rows``) that
         stay in the search: the leader (best sum), the default (candidate 0) and every other one
         whose paired deficit to the leader is not above ``z`` standard errors. Dropping the
         clearly worse ones leaves their playouts to the close contest (successive elimination)."""
-        n = len(rows)
         lead = max(active, key=lambda i: (sums[i], -i))
         keep = []
         for j in active:
-            if j == lead or j == 0:
-                keep.append(j)
-                continue
-            diffs = [r[lead] - r[j] for r in rows]
-            mean = sum(diffs) / n
-            var = sum((x - mean) ** 2 for x in diffs) / (n - 1)
-            if mean <= z * math.sqrt(var / n) or (var == 0 and mean <= 0):
-                keep.append(j)
+            if j != lead and j != 0:
+                mean, se = StrongPolicy._paired(rows, lead, j)
+                if mean > z * se:
+                    continue
+            keep.append(j)
         return keep
 
     @staticmethod
