@@ -581,13 +581,10 @@ class StrongPolicy:
     def _beats_default(rows: list[list[int]], i: int, confidence: float) -> bool:
         """True when candidate ``i`` beats the heuristic default (candidate 0) by more than
         ``confidence`` standard errors of the paired difference over the samples."""
-        n = len(rows)
-        if n < 2:
+        if len(rows) < 2:
             return False
-        diffs = [r[i] - r[0] for r in rows]
-        mean = sum(diffs) / n
-        var = sum((x - mean) ** 2 for x in diffs) / (n - 1)
-        return mean > confidence * math.sqrt(var / n)
+        mean, se = StrongPolicy._paired(rows, i, 0)
+        return mean > confidence * se
 
     @staticmethod
     def _paired(rows: list[list], i: int, j: int) -> tuple[float, float]:
@@ -618,21 +615,15 @@ class StrongPolicy:
     @staticmethod
     def _clear(rows: list[list], sums: list[float], active: list[int] | None = None) -> bool:
         """True when the leader's paired advantage over every other candidate still compared
-        (``active``; default all) exceeds 3 standard errors (or the samples are identical)."""
-        n = len(rows)
+        (``active``; default all) is positive and at least 3 standard errors (an advantage that
+        is the same on every sample counts as clear; a tie never does)."""
         cands = range(len(sums)) if active is None else active
         lead = max(cands, key=lambda i: sums[i])
         for j in cands:
             if j == lead:
                 continue
-            diffs = [r[lead] - r[j] for r in rows]
-            mean = sum(diffs) / n
-            var = sum((x - mean) ** 2 for x in diffs) / (n - 1)
-            if var == 0:
-                if mean <= 0:
-                    return False
-                continue
-            if mean < 3.0 * math.sqrt(var / n):
+            mean, se = StrongPolicy._paired(rows, lead, j)
+            if mean <= 0 or mean < 3.0 * se:
                 return False
         return True
 
