@@ -72,7 +72,8 @@ def test_search_with_match_equity_weighs_each_sample_by_the_equity_of_its_points
         return -points
 
     monkeypatch.setattr(strong, "equity_after", negated)
-    kw = {"seed": 3, "time_budget": None, "max_iterations": 40, "early_stop": False, "confidence": 0.0}
+    kw = {"seed": 3, "time_budget": None, "max_iterations": 40, "early_stop": False, "confidence": 0.0,
+          "prune": 0.0}
     compared = 0
     for state, seat in positions(40, seed=41):
         view = player_view(state, seat)

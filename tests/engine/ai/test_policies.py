@@ -268,7 +268,7 @@ def test_waiting_knock_confidence_is_the_margin_a_discard_needs_over_a_knock_aga
     without a knock on offer, every choice is the default's."""
     waits = Style(threshold_probs=(1.0,) + (0.0,) * 10)  # knocks only with gin: threshold 0
     eager = Style(threshold_probs=(0.0,) * 10 + (1.0,))  # threshold 10, never below the limit
-    kw = {"seed": 5, "time_budget": None, "max_iterations": 30, "early_stop": False}
+    kw = {"seed": 5, "time_budget": None, "max_iterations": 30, "early_stop": False, "prune": 0.0}
     knock_defaults = overridden = others = 0
     discards = [(state, seat) for state, seat in positions(60, seed=31) if state.phase == "discard"]
     for style in (waits, eager):
@@ -395,7 +395,7 @@ def test_pruning_spends_the_iteration_budget_on_the_candidates_left():
     state, seat = searched_position()
     view = player_view(state, seat)
     kw = {"seed": 3, "time_budget": None, "max_iterations": 400, "early_stop": False}
-    plain, pruned = StrongPolicy(**kw), StrongPolicy(prune=1.0, **kw)
+    plain, pruned = StrongPolicy(prune=0.0, **kw), StrongPolicy(prune=1.0, **kw)
     plain.choose(view)
     action = pruned.choose(view)
     nc = len(pruned.last_stats.candidates)
