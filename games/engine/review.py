@@ -34,7 +34,6 @@ No framework imports here (the engine stays framework-free).
 
 from __future__ import annotations
 
-import math
 import random
 from dataclasses import dataclass
 from typing import Callable, Iterable, Sequence
@@ -205,10 +204,7 @@ def decision_review(view: PlayerView, action: Action, *, iterations: int, seed: 
     best = max(range(nc), key=lambda i: (sums[i], i == taken, -i))
     loss, se = 0.0, 0.0
     if best != taken:
-        diffs = [r[best] - r[taken] for r in rows]
-        loss = sum(diffs) / n
-        var = sum((d - loss) ** 2 for d in diffs) / (n - 1)
-        se = math.sqrt(var / n)
+        loss, se = StrongPolicy._paired(rows, best, taken)
     return DecisionReview(**base, best_action=cands[best].to_dict(), expected_loss=loss, standard_error=se,
                           samples=n, candidates=nc)
 

@@ -452,15 +452,13 @@ class StrongPolicy:
         while not stop:
             opp, stock = self._sample(k, rules, rng, unseen, pool)
             row: list = [None] * nc
-            done = 0
             for i in active:
                 if (timed and clock() - start >= budget) or (cap is not None and iterations >= cap):
                     stop = True
                     break
                 row[i] = value(self._evaluate(cands[i], k.own, opp, stock, pile, rules, view, i_am_dealer))
                 iterations += 1
-                done += 1
-            if done == len(active):
+            else:  # a complete sample: every active candidate scored
                 rows.append(row)
                 opps.append(opp)
                 for i in active:
@@ -616,13 +614,12 @@ class StrongPolicy:
         return keep
 
     @staticmethod
-    def _clear(rows: list[list], sums: list[float], active: list[int] | None = None) -> bool:
+    def _clear(rows: list[list], sums: list[float], active: list[int]) -> bool:
         """True when the leader's paired advantage over every other candidate still compared
-        (``active``; default all) is positive and at least 3 standard errors (an advantage that
+        (``active``) is positive and at least 3 standard errors (an advantage that
         is the same on every sample counts as clear; a tie never does)."""
-        cands = range(len(sums)) if active is None else active
-        lead = max(cands, key=lambda i: sums[i])
-        for j in cands:
+        lead = max(active, key=lambda i: sums[i])
+        for j in active:
             if j == lead:
                 continue
             mean, se = StrongPolicy._paired(rows, lead, j)
