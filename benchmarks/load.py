@@ -25,7 +25,8 @@ request varies by up to 2x from one minute to the next) weighs on the games and 
 alike; the spread of the R per-round ratios is printed too.
 
     .venv/bin/python benchmarks/load.py [--quick] [--rounds 1] [--clients 1,8,32] [--seconds 20] [--workers 2]
-        [--threads 8] [--redis-url redis://127.0.0.1:6379/14] [--db okgin_bench_load]
+        [--threads 8] [--celery-concurrency 2] [--celery-pool threads] [--redis-url redis://127.0.0.1:6379/14]
+        [--db okgin_bench_load]
 """
 from __future__ import annotations
 
@@ -191,6 +192,8 @@ def main() -> int:
     parser.add_argument("--workers", default="2", help="gunicorn worker processes (WEB_CONCURRENCY)")
     parser.add_argument("--threads", default="8", help="threads per gunicorn worker (GUNICORN_THREADS)")
     parser.add_argument("--celery-concurrency", default="2")
+    parser.add_argument("--celery-pool", default=None,
+                        help="the worker's --pool (prefork, threads, solo); default: the settings' pool")
     parser.add_argument("--port", type=int, default=20030)
     parser.add_argument("--db", default="okgin_bench_load")
     parser.add_argument("--redis-url", default=os.environ.get("LOAD_REDIS_URL", "redis://127.0.0.1:6379/14"),
@@ -252,7 +255,8 @@ def main() -> int:
         "web": subprocess.Popen([sys.executable, "-m", "gunicorn", "-c", "python:okgin_project.gunicorn_conf",
                                  "loadstack.wsgi:application"], cwd=ROOT, env=env, start_new_session=True),
         "worker": subprocess.Popen([sys.executable, "-m", "celery", "--quiet", "-A", "okgin_project", "worker",
-                                    "--loglevel=WARNING", "--concurrency", args.celery_concurrency],
+                                    "--loglevel=WARNING", "--concurrency", args.celery_concurrency,
+                                    *(["--pool", args.celery_pool] if args.celery_pool else [])],
                                    cwd=ROOT, env=env, start_new_session=True),
     }
     try:
