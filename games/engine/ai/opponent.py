@@ -41,7 +41,19 @@ from .knowledge import Knowledge, mask_indices
 from .playout import VALUE, SimRules, best_discard, min_deadwood
 
 EPSILON = 0.05
-THRESHOLD_PRIOR: tuple[float, ...] = (0.05,) * 10 + (0.5,)
+BASELINE_PRIOR = 0.5  # the prior probability of T = 10, the baseline's knock at the first chance
+
+
+def threshold_prior(baseline: float = BASELINE_PRIOR) -> tuple[float, ...]:
+    """The prior of the knock threshold ``T = 0..10`` (points): ``baseline`` (a probability, 0 <
+    ``baseline`` < 1) on ``T = 10``, the rest spread evenly over ``T = 0..9``. Raises
+    ``ValueError`` outside that range (a prior that rules a threshold out would never learn it)."""
+    if not 0.0 < baseline < 1.0:
+        raise ValueError("the baseline's prior probability must be strictly between 0 and 1")
+    return ((1.0 - baseline) / 10.0,) * 10 + (baseline,)
+
+
+THRESHOLD_PRIOR: tuple[float, ...] = threshold_prior()
 GREEDY_PRIOR = (4.0, 1.0)
 TAKE_MELD_PRIOR = (4.0, 1.0)
 TAKE_LOOSE_PRIOR = (1.0, 4.0)
@@ -107,9 +119,10 @@ class OpponentModel:
     rounds: set = field(default_factory=set)
     _histories: dict = field(default_factory=dict, repr=False)
 
-    def style(self) -> Style:
-        """The posterior :class:`Style` (priors when nothing has been learned)."""
-        probs = list(THRESHOLD_PRIOR)
+    def style(self, baseline: float = BASELINE_PRIOR) -> Style:
+        """The posterior :class:`Style` (priors when nothing has been learned); ``baseline``: the
+        knock threshold's prior probability of ``T = 10`` (:func:`threshold_prior`)."""
+        probs = list(THRESHOLD_PRIOR if baseline == BASELINE_PRIOR else threshold_prior(baseline))
         for t in range(len(probs)):
             for d in self.knocked_at:
                 probs[t] *= 1.0 - EPSILON if d <= t else EPSILON

@@ -76,7 +76,7 @@ from ..views import PlayerView
 from .base import decision_rng, forbidden_mask
 from .equity import MAX_TARGET, equity_after
 from .knowledge import _PARTNERS, Knowledge, mask_indices, read_knowledge, sample_hidden
-from .opponent import OpponentModel, Style, turn_likelihood
+from .opponent import BASELINE_PRIOR, OpponentModel, Style, turn_likelihood
 from .playout import (RANK, VALUE, SimRules, best_discard, knock_deadwoods, knock_points, min_deadwood,
                       play_out, wants_card)
 
@@ -265,7 +265,10 @@ class StrongPolicy:
     standard errors of the paired difference, so the rest of the budget goes to the close ones
     (:meth:`_pruned`). With 12 discards within 25 points it gained +2.33 (SE 0.76) and +1.07
     (SE 0.82) points per round over 8 discards within 15 without pruning in two paired duels at
-    0.1 CPU s, and won 72.5% of 800 matches against simple where that won 71.2% (docs/ai.md).
+    0.1 CPU s, and won 72.5% of 800 matches against simple where that won 71.2% (docs/ai.md);
+    ``knock_prior`` (0.5): with the adaptive model, the prior probability (0 < p < 1) that the
+    opponent knocks at its first chance (knock threshold 10, R7.2) before this match shows
+    otherwise (:func:`~.opponent.threshold_prior`; the rest spread over thresholds 0..9).
     After each ``choose``, ``last_stats`` is a :class:`SearchStats`. Raises ``ValueError`` for a negative budget, for
     neither a time budget nor an iteration cap, for another ``opponent_model``, and (``choose``) when the view has no legal action.
     """
@@ -285,7 +288,7 @@ class StrongPolicy:
                  filter_tries: int = 20, filter_knock: bool = True, filter_depth: int = 2,
                  filter_reuse: bool = True, opponent_model: str = "adaptive", evolve: float = 0.5,
                  waiting_knock_confidence: float | None = 3.0, match_equity: bool = False,
-                 prune: float = 2.0, prune_after: int = 8):
+                 prune: float = 2.0, prune_after: int = 8, knock_prior: float = BASELINE_PRIOR):
         if time_budget is not None and time_budget < 0:
             raise ValueError("time_budget must be >= 0 seconds")
         if time_budget is None and (max_iterations is None or max_iterations < 1):
@@ -314,6 +317,7 @@ class StrongPolicy:
         self.match_equity = match_equity
         self.prune = prune
         self.prune_after = prune_after
+        self.knock_prior = knock_prior
         self._rng = random.Random(seed if seed is not None else random.SystemRandom().getrandbits(64))
         self.last_stats = SearchStats()
 
@@ -329,7 +333,7 @@ class StrongPolicy:
             return legal[0]
         k = read_knowledge(view)
         adaptive = self.opponent_model == "adaptive"
-        self._style = self.model.style() if adaptive else None
+        self._style = self.model.style(self.knock_prior) if adaptive else None
         rules = SimRules(
             knock_limit=view.knock_limit, gin_bonus=view.rules.gin_bonus,
             undercut_bonus=view.rules.undercut_bonus,

@@ -12,7 +12,7 @@ from games.engine import (Discard, DrawStock, Knock, PassUpcard, RuleSet, apply,
                           player_view, shuffled_deck)
 from games.engine.ai import SimplePolicy, StrongPolicy
 from games.engine.ai.knowledge import Knowledge, mask_indices, read_knowledge, sample_hidden
-from games.engine.ai.opponent import EPSILON, OpponentModel, Style, turn_likelihood
+from games.engine.ai.opponent import EPSILON, OpponentModel, Style, threshold_prior, turn_likelihood
 from games.engine.ai.playout import SimRules, play_out
 from games.engine.cards import Card, cards_mask
 from games.engine.state import RoundResult
@@ -64,6 +64,41 @@ def test_the_prior_is_the_baseline_with_room_for_other_styles():
     # 0.5 * 0.95 + 0.5 * 0.05 = 0.5. At 5 points: T = 0..4 (0.25) decline at 0.95, the rest at 0.05.
     assert s.p_decline(10) == pytest.approx(0.5)
     assert s.p_decline(5) == pytest.approx(0.25 * 0.95 + 0.75 * 0.05)
+
+
+def test_a_stronger_baseline_prior_takes_more_declined_knocks_to_make_a_waiting_opponent():
+    # Prior 0.9 on T = 10, 0.01 on each of T = 0..9. One declined knock at 7 points (T < 7 has
+    # 0.95, T >= 7 has 0.05): T = 0..6: 0.01 * 0.95 = 0.0095 each (0.0665); T = 7..9: 0.0005 each;
+    # T = 10: 0.045; total 0.113. Cumulative 0.0841 per T up to 6 (0.5885 at T = 6 > 0.5, and
+    # 0.5044 at T = 5 already): median 5. Under the default prior (0.5) the same evidence gives
+    # T = 0..6: 0.0475 each (0.3325), T = 7..9: 0.0025, T = 10: 0.025; total 0.365; median 3
+    # (cumulative 0.5205 at T = 3).
+    assert threshold_prior(0.9) == pytest.approx((0.01,) * 10 + (0.9,))
+    m = OpponentModel()
+    m.learn_round(result(1, 0, HELD_7), 0)
+    strong_prior, default = m.style(0.9), m.style()
+    assert strong_prior.threshold_probs[10] == pytest.approx(0.045 / 0.113)
+    assert strong_prior.threshold == 5
+    assert default.threshold_probs[10] == pytest.approx(0.025 / 0.365)
+    assert default.threshold == 3
+    # Nothing learned: the prior itself; 0.2 on T = 10 puts the median at T = 6 (0.08 each, 0.56).
+    assert OpponentModel().style(0.2).threshold == 6
+    for bad in (0.0, 1.0, -0.1):
+        with pytest.raises(ValueError):
+            threshold_prior(bad)
+
+
+def test_the_strong_policy_searches_under_its_knock_prior():
+    # Before any evidence the style a decision searches under is the prior itself: 0.2 on T = 10
+    # gives T = 6 (a waiting opponent), the default 0.5 gives T = 10 (the baseline).
+    states = played_round()
+    s = next(s for s in states if s.round is not None and s.round.to_act == 0
+             and len(player_view(s, 0).legal_actions) > 1)
+    for knock_prior, probs, threshold in ((0.2, (0.08,) * 10 + (0.2,), 6), (0.5, (0.05,) * 10 + (0.5,), 10)):
+        p = StrongPolicy(seed=1, time_budget=None, max_iterations=4, knock_prior=knock_prior)
+        p.choose(player_view(s, 0))
+        assert p._style.threshold_probs == pytest.approx(probs)
+        assert p._style.threshold == threshold
 
 
 def test_two_knocks_at_9_and_10_make_the_threshold_10():
