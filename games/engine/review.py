@@ -144,7 +144,7 @@ def _sim_rules(policy: StrongPolicy, view: PlayerView) -> SimRules:
     """The playout rules of ``view`` and the opponent style the policy estimates now, set up as
     :meth:`StrongPolicy.choose` sets them up before its search."""
     adaptive = getattr(policy, "opponent_model", None) == "adaptive"
-    style = policy.model.style() if adaptive else None
+    style = policy.model.style(policy.knock_prior) if adaptive else None
     if adaptive:
         policy._style = style
     extra = {"opp_threshold": style.threshold} if adaptive else {}
