@@ -143,11 +143,9 @@ def _observe(policy: StrongPolicy, view: PlayerView) -> None:
 def _sim_rules(policy: StrongPolicy, view: PlayerView) -> SimRules:
     """The playout rules of ``view`` and the opponent style the policy estimates now, set up as
     :meth:`StrongPolicy.choose` sets them up before its search."""
-    adaptive = getattr(policy, "opponent_model", None) == "adaptive"
-    style = policy.model.style(policy.knock_prior) if adaptive else None
-    if adaptive:
-        policy._style = style
-    extra = {"opp_threshold": style.threshold} if adaptive else {}
+    style = policy.style_estimate()
+    policy._style = style
+    extra = {"opp_threshold": style.threshold} if style is not None else {}
     return SimRules(knock_limit=view.knock_limit, gin_bonus=view.rules.gin_bonus,
                     undercut_bonus=view.rules.undercut_bonus,
                     multiplier=view.rules.multiplier_for(view.first_upcard),

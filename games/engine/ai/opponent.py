@@ -122,7 +122,7 @@ class OpponentModel:
     def style(self, baseline: float = BASELINE_PRIOR) -> Style:
         """The posterior :class:`Style` (priors when nothing has been learned); ``baseline``: the
         knock threshold's prior probability of ``T = 10`` (:func:`threshold_prior`)."""
-        probs = list(THRESHOLD_PRIOR if baseline == BASELINE_PRIOR else threshold_prior(baseline))
+        probs = list(threshold_prior(baseline))
         for t in range(len(probs)):
             for d in self.knocked_at:
                 probs[t] *= 1.0 - EPSILON if d <= t else EPSILON

@@ -333,7 +333,7 @@ class StrongPolicy:
             return legal[0]
         k = read_knowledge(view)
         adaptive = self.opponent_model == "adaptive"
-        self._style = self.model.style(self.knock_prior) if adaptive else None
+        self._style = self.style_estimate()
         rules = SimRules(
             knock_limit=view.knock_limit, gin_bonus=view.rules.gin_bonus,
             undercut_bonus=view.rules.undercut_bonus,
@@ -537,6 +537,11 @@ class StrongPolicy:
             stock = [c for c in unseen if not opp >> c & 1]
             rng.shuffle(stock)
         return opp, stock
+
+    def style_estimate(self) -> Style | None:
+        """The opponent style the adaptive model estimates now (``model`` under ``knock_prior``),
+        or None with the ``"filter"`` model; what :meth:`choose` searches under."""
+        return self.model.style(self.knock_prior) if self.opponent_model == "adaptive" else None
 
     def _opponent_waits(self, rules: SimRules) -> bool:
         """True when the adaptive model estimates the opponent's knock threshold below the knock
