@@ -10,7 +10,8 @@ The style has four parts, each a prior updated by what the seat has seen in this
   ``1 - EPSILON``, else ``EPSILON``) and each knock it could have made at ``m`` points and did not
   (``T < m``: ``1 - EPSILON``, else ``EPSILON``). Nothing is ever given probability 0.
 - ``greedy``: the probability that a discard is the least-deadwood one (R2.4): Beta prior
-  :data:`GREEDY_PRIOR`, one count per discard whose hand is known exactly.
+  :data:`GREEDY_PRIOR` (mean 0.8; :func:`greedy_prior` for another mean), one count per discard
+  whose hand is known exactly.
 - ``take_meld`` and ``take_loose``: the probability that it takes a discard-pile top (R5, R6.1)
   that joins a meld in its hand, and one that does not: Beta priors :data:`TAKE_MELD_PRIOR` and
   :data:`TAKE_LOOSE_PRIOR`, one count per card it took or let pass.
@@ -54,7 +55,22 @@ def threshold_prior(baseline: float = BASELINE_PRIOR) -> tuple[float, ...]:
 
 
 THRESHOLD_PRIOR: tuple[float, ...] = threshold_prior()
-GREEDY_PRIOR = (4.0, 1.0)
+GREEDY_STRENGTH = 5.0  # the greedy prior's weight, in discards: how many it takes to move it halfway
+GREEDY_MEAN = 0.8  # its default mean, the chance that a discard is the least-deadwood one
+
+
+def greedy_prior(mean: float = GREEDY_MEAN) -> tuple[float, float]:
+    """The Beta prior ``(least-deadwood discards, other discards)`` of ``greedy`` with ``mean`` (a
+    probability, 0 < ``mean`` < 1) and a weight of :data:`GREEDY_STRENGTH` discards: 0.8 gives
+    ``(4.0, 1.0)``. Raises ``ValueError`` outside that range (a prior that rules a habit out would
+    never learn it)."""
+    if not 0.0 < mean < 1.0:
+        raise ValueError("the prior chance of a least-deadwood discard must be strictly between 0 and 1")
+    taken = GREEDY_STRENGTH * mean
+    return taken, GREEDY_STRENGTH - taken
+
+
+GREEDY_PRIOR = greedy_prior()
 TAKE_MELD_PRIOR = (4.0, 1.0)
 TAKE_LOOSE_PRIOR = (1.0, 4.0)
 
@@ -119,9 +135,11 @@ class OpponentModel:
     rounds: set = field(default_factory=set)
     _histories: dict = field(default_factory=dict, repr=False)
 
-    def style(self, baseline: float = BASELINE_PRIOR) -> Style:
+    def style(self, baseline: float = BASELINE_PRIOR, greedy: float = GREEDY_MEAN) -> Style:
         """The posterior :class:`Style` (priors when nothing has been learned); ``baseline``: the
-        knock threshold's prior probability of ``T = 10`` (:func:`threshold_prior`)."""
+        knock threshold's prior probability of ``T = 10`` (:func:`threshold_prior`); ``greedy``:
+        the prior mean of the chance of a least-deadwood discard (:func:`greedy_prior`). Raises
+        ``ValueError`` for either outside 0 < p < 1."""
         probs = list(threshold_prior(baseline))
         for t in range(len(probs)):
             for d in self.knocked_at:
@@ -135,7 +153,7 @@ class OpponentModel:
             return (prior[0] + k) / (prior[0] + prior[1] + n)
 
         tm, tl = self.takes["meld"], self.takes["loose"]
-        return Style(tuple(probs), beta(GREEDY_PRIOR, self.greedy[0], self.greedy[1]),
+        return Style(tuple(probs), beta(greedy_prior(greedy), self.greedy[0], self.greedy[1]),
                      beta(TAKE_MELD_PRIOR, tm[0], tm[0] + tm[1]), beta(TAKE_LOOSE_PRIOR, tl[0], tl[0] + tl[1]))
 
     def observe(self, view: PlayerView) -> None:

@@ -76,7 +76,7 @@ from ..views import PlayerView
 from .base import decision_rng, forbidden_mask
 from .equity import MAX_TARGET, equity_after
 from .knowledge import _PARTNERS, Knowledge, mask_indices, read_knowledge, sample_hidden
-from .opponent import BASELINE_PRIOR, OpponentModel, Style, turn_likelihood
+from .opponent import BASELINE_PRIOR, GREEDY_MEAN, OpponentModel, Style, turn_likelihood
 from .playout import (RANK, VALUE, SimRules, best_discard, knock_deadwoods, knock_points, min_deadwood,
                       play_out, wants_card)
 
@@ -268,7 +268,10 @@ class StrongPolicy:
     0.1 CPU s, and won 72.5% of 800 matches against simple where that won 71.2% (docs/ai.md);
     ``knock_prior`` (0.5): with the adaptive model, the prior probability (0 < p < 1) that the
     opponent knocks at its first chance (knock threshold 10, R7.2) before this match shows
-    otherwise (:func:`~.opponent.threshold_prior`; the rest spread over thresholds 0..9).
+    otherwise (:func:`~.opponent.threshold_prior`; the rest spread over thresholds 0..9);
+    ``greedy_prior`` (0.8): with the adaptive model, the prior chance (0 < p < 1) that an
+    opponent's discard is its least-deadwood one (R2.4), worth 5 discards of evidence
+    (:func:`~.opponent.greedy_prior`).
     After each ``choose``, ``last_stats`` is a :class:`SearchStats`. Raises ``ValueError`` for a negative budget, for
     neither a time budget nor an iteration cap, for another ``opponent_model``, and (``choose``) when the view has no legal action.
     """
@@ -288,7 +291,8 @@ class StrongPolicy:
                  filter_tries: int = 20, filter_knock: bool = True, filter_depth: int = 2,
                  filter_reuse: bool = True, opponent_model: str = "adaptive", evolve: float = 0.5,
                  waiting_knock_confidence: float | None = 3.0, match_equity: bool = False,
-                 prune: float = 2.0, prune_after: int = 8, knock_prior: float = BASELINE_PRIOR):
+                 prune: float = 2.0, prune_after: int = 8, knock_prior: float = BASELINE_PRIOR,
+                 greedy_prior: float = GREEDY_MEAN):
         if time_budget is not None and time_budget < 0:
             raise ValueError("time_budget must be >= 0 seconds")
         if time_budget is None and (max_iterations is None or max_iterations < 1):
@@ -318,6 +322,7 @@ class StrongPolicy:
         self.prune = prune
         self.prune_after = prune_after
         self.knock_prior = knock_prior
+        self.greedy_prior = greedy_prior
         self._rng = random.Random(seed if seed is not None else random.SystemRandom().getrandbits(64))
         self.last_stats = SearchStats()
 
@@ -539,9 +544,11 @@ class StrongPolicy:
         return opp, stock
 
     def style_estimate(self) -> Style | None:
-        """The opponent style the adaptive model estimates now (``model`` under ``knock_prior``),
-        or None with the ``"filter"`` model; what :meth:`choose` searches under."""
-        return self.model.style(self.knock_prior) if self.opponent_model == "adaptive" else None
+        """The opponent style the adaptive model estimates now (``model`` under ``knock_prior`` and
+        ``greedy_prior``), or None with the ``"filter"`` model; what :meth:`choose` searches under."""
+        if self.opponent_model != "adaptive":
+            return None
+        return self.model.style(self.knock_prior, self.greedy_prior)
 
     def _opponent_waits(self, rules: SimRules) -> bool:
         """True when the adaptive model estimates the opponent's knock threshold below the knock

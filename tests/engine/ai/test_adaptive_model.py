@@ -12,7 +12,8 @@ from games.engine import (Discard, DrawStock, Knock, PassUpcard, RuleSet, apply,
                           player_view, shuffled_deck)
 from games.engine.ai import SimplePolicy, StrongPolicy
 from games.engine.ai.knowledge import Knowledge, mask_indices, read_knowledge, sample_hidden
-from games.engine.ai.opponent import EPSILON, OpponentModel, Style, threshold_prior, turn_likelihood
+from games.engine.ai.opponent import (EPSILON, OpponentModel, Style, greedy_prior, threshold_prior,
+                                      turn_likelihood)
 from games.engine.ai.playout import SimRules, play_out
 from games.engine.cards import Card, cards_mask
 from games.engine.state import RoundResult
@@ -99,6 +100,42 @@ def test_the_strong_policy_searches_under_its_knock_prior():
         p.choose(player_view(s, 0))
         assert p._style.threshold_probs == pytest.approx(probs)
         assert p._style.threshold == threshold
+
+
+
+def test_the_greedy_prior_is_worth_five_discards():
+    # Mean 0.8: 4 least-deadwood discards and 1 other; 0.9: 4.5 and 0.5. After the round of
+    # played_round (one known discard, the least-deadwood one): (4 + 1) / (5 + 1) = 5/6 under the
+    # default, (4.5 + 1) / (5 + 1) = 11/12 under 0.9.
+    assert greedy_prior() == (4.0, 1.0)
+    assert greedy_prior(0.9) == pytest.approx((4.5, 0.5))
+    states = played_round()
+    m = OpponentModel()
+    m.learn_round(states[-1].results[-1], 0, player_view(states[-2], 0).history)
+    assert m.greedy == [1, 1]
+    assert m.style().greedy == pytest.approx(5 / 6)
+    assert m.style(greedy=0.9).greedy == pytest.approx(11 / 12)
+    # A discard that is not the least-deadwood one then weighs (1 - g) / 10 / (g + (1 - g) / 10):
+    # under the 0.9 prior with nothing learned, 0.01 / 0.91 (0.02 / 0.82 under the default).
+    k = knowledge([(None, idx("5D"))], passed=[None])
+    hand = mask("2C 3C 4C 7H 7D 7C 9S 9H JD KS")
+    assert turn_likelihood(hand, k, OpponentModel().style(greedy=0.9), rules()) == pytest.approx(0.01 / 0.91)
+    for bad in (0.0, 1.0, 1.5):
+        with pytest.raises(ValueError):
+            greedy_prior(bad)
+        with pytest.raises(ValueError):
+            OpponentModel().style(greedy=bad)
+
+
+def test_the_strong_policy_searches_under_its_greedy_prior():
+    # Before any evidence the style a decision searches under has the prior's mean itself.
+    states = played_round()
+    s = next(s for s in states if s.round is not None and s.round.to_act == 0
+             and len(player_view(s, 0).legal_actions) > 1)
+    for greedy in (0.95, 0.8):
+        p = StrongPolicy(seed=1, time_budget=None, max_iterations=4, greedy_prior=greedy)
+        p.choose(player_view(s, 0))
+        assert p._style.greedy == pytest.approx(greedy)
 
 
 def test_two_knocks_at_9_and_10_make_the_threshold_10():

@@ -277,7 +277,7 @@ def test_waiting_knock_confidence_is_the_margin_a_discard_needs_over_a_knock_aga
             policies = [StrongPolicy(**kw), StrongPolicy(waiting_knock_confidence=math.inf, **kw),
                         StrongPolicy(waiting_knock_confidence=-math.inf, **kw)]
             for p in policies:
-                p.model.style = lambda baseline=None, style=style: style
+                p.model.style = lambda *priors, style=style: style
             default, never, always = policies
             chosen = [p.choose(view) for p in policies]
             candidates = default.last_stats.candidates
