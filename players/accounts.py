@@ -19,8 +19,9 @@ from rest_framework_simplejwt.token_blacklist.models import BlacklistedToken, Ou
 
 from games import services as game_services
 from games.models import Game, GameReview, GameStatus, IdempotencyRecord
+from games.services.common import PLAYER_LOCK
 from notifications.models import Event, PushSettings, WebhookEndpoint
-from okgin_project.errors import ServiceError
+from okgin_project.errors import Conflict, ServiceError
 
 from .models import DELETED_NAME_PREFIX, Player
 from .authentication import auth_cache_forget
@@ -141,11 +142,16 @@ def player_delete(*, user, password: str) -> Player | None:
     """
     with transaction.atomic():
         _password_check(user=user, password=password)
-        player = Player.objects.select_for_update().filter(user=user).first()
+        # the services' player lock (players, then games), which lets rows referring to the player be written
+        player = Player.objects.select_for_update(**PLAYER_LOCK).filter(user=user).first()
         if player is not None:
             seated = Game.objects.filter(models.Q(player0=player) | models.Q(player1=player))
             for game_id in seated.filter(status=GameStatus.ACTIVE).values_list("pk", flat=True):
-                game_services.game_resign(game_id=game_id, player=player)
+                try:
+                    game_services.game_resign(game_id=game_id, player=player)
+                except Conflict as exc:  # its deadline had passed: the match just ended on time
+                    if exc.code != "game_not_active":
+                        raise
             for game in seated.filter(status=GameStatus.INVITED).only("pk", "player0_id"):
                 if game.player0_id == player.pk:
                     game_services.invitation_abort(game_id=game.pk, player=player)

@@ -6,9 +6,11 @@ import ast
 import itertools
 import json
 import re
+import threading
 from typing import Any
 
 from django.contrib.auth import get_user_model
+from django.db import connection, transaction
 from rest_framework.test import APIClient
 
 RANKS = ["A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K"]
@@ -148,3 +150,52 @@ def run_on_embedded_sqlite(script, tmp_path) -> Any:
                           timeout=300)
     assert proc.returncode == 0, proc.stderr[-3000:]
     return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+def first_held_then_second(first, second) -> bool:
+    """PostgreSQL: run ``first()`` in a thread inside a transaction held open after it returns; then
+    ``second()`` in another thread (its own connection); commit the first once the second is done
+    or waits for a lock (``lock_waiting``). Returns whether the second had to wait. Raises
+    AssertionError with what either raised (the callables assert their answers)."""
+    first_ran, release, second_done = threading.Event(), threading.Event(), threading.Event()
+    second_pid: list[int] = []
+    errors: list[BaseException] = []
+
+    def run_first():
+        try:
+            with transaction.atomic():
+                first()
+                first_ran.set()
+                assert release.wait(60), "never released"
+        except BaseException as exc:  # noqa: BLE001 (reported below)
+            errors.append(exc)
+            first_ran.set()
+        finally:
+            connection.close()
+
+    def run_second():
+        try:
+            with connection.cursor() as cur:
+                cur.execute("SELECT pg_backend_pid()")
+                second_pid.append(cur.fetchone()[0])
+            second()
+        except BaseException as exc:  # noqa: BLE001
+            errors.append(exc)
+        finally:
+            second_done.set()
+            connection.close()
+
+    t1 = threading.Thread(target=run_first)
+    t1.start()
+    assert first_ran.wait(60) and not errors, errors
+    t2 = threading.Thread(target=run_second)
+    t2.start()
+    for _ in range(1200):  # until done or blocked; a bound against a hang, not a time budget
+        if second_done.wait(0.05) or (second_pid and lock_waiting(second_pid[0])):
+            break
+    waited = not second_done.is_set()
+    release.set()
+    t1.join(60)
+    t2.join(60)
+    assert not t1.is_alive() and not t2.is_alive() and not errors, errors
+    return waited

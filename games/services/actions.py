@@ -126,17 +126,40 @@ def _action_submit_locked(
 def game_resign(*, game_id: int, player: Player) -> Game:
     """``player`` resigns an active match: the opponent wins the match (end reason ``resigned``).
 
-    Raises ``NotFound`` (not seated), ``Conflict`` ``game_not_active``.
+    A deadline that has passed is applied first, as every access applies it: a vacation that ran
+    out ends, and an expired turn times out (``_turn_timeout_apply``). When that timeout ends the
+    match (``forfeit``), the resignation came too late: the timeout is committed and ``Conflict``
+    ``game_not_active`` is raised (under an ``Idempotency-Key`` the surrounding transaction rolls
+    the timeout back with it, and the next access applies it again). After an ``auto_play``
+    timeout the resignation is applied to the match as it then stands. Raises ``NotFound`` (not
+    seated), ``Conflict`` ``game_not_active``.
     """
-    with transaction.atomic():
-        game = _game_lock(game_id=game_id)
-        seat = game.seat_of(player)
-        if seat is None:
-            raise NotFound("No such game.")
+    for _attempt in range(2):
+        with transaction.atomic():
+            game = _game_resign_locked(game_id=game_id, player=player, pause_check=_attempt == 0)
+        if game is not _VACATION_RAN_OUT:
+            break
+        game_vacations_expire(game_id=game_id)  # players before games: not under the game's lock
+    if game is None:
+        raise Conflict("The match ended on time before your resignation arrived.", code="game_not_active")
+    return game
+
+
+def _game_resign_locked(*, game_id: int, player: Player, pause_check: bool):
+    game = _game_lock(game_id=game_id)
+    seat = game.seat_of(player)
+    if seat is None:
+        raise NotFound("No such game.")
+    if game.status != GameStatus.ACTIVE:
+        raise Conflict("The game is not in play.", code="game_not_active")
+    if pause_check and game.paused_until is not None and game.paused_until <= timezone.now():
+        return _VACATION_RAN_OUT
+    if _turn_expired(game):
+        _turn_timeout_apply(game=game)
         if game.status != GameStatus.ACTIVE:
-            raise Conflict("The game is not in play.", code="game_not_active")
-        _match_finish(game=game, winner_seat=1 - seat, reason=EndReason.RESIGNED)
-        _version_bump(game)
-        game.save()
-        events_create(notices=game_notices.match_over_notices(game))
-        return game
+            return None
+    _match_finish(game=game, winner_seat=1 - seat, reason=EndReason.RESIGNED)
+    _version_bump(game)
+    game.save()
+    events_create(notices=game_notices.match_over_notices(game))
+    return game

@@ -47,6 +47,11 @@ def _game_lock(*, game_id: int) -> Game:
     return game
 
 
+# How the services lock a player's row (``select_for_update`` arguments): FOR NO KEY UPDATE on
+# PostgreSQL (see ``_players_lock``); SQLite ignores row locks (its write transactions serialize).
+PLAYER_LOCK = {"no_key": True}
+
+
 def _players_lock(*, player_ids) -> dict[int, Player]:
     """Lock the rows of the people among ``player_ids`` (None and AI players skipped: an AI is never
     on vacation) in id order and return them by id, read after the lock (caller inside
@@ -56,9 +61,16 @@ def _players_lock(*, player_ids) -> dict[int, Player]:
     it paused) and ``vacation_start`` locks the player's row before it pauses their active games.
     A service that starts a match takes this lock before the game's (the order of the vacation
     services and of account deletion: players, then games), so the two serialize: either the start
-    sees the vacation, or the vacation sees the started game and pauses it."""
+    sees the vacation, or the vacation sees the started game and pauses it.
+
+    The lock is PostgreSQL's ``FOR NO KEY UPDATE`` (:data:`PLAYER_LOCK`), which serializes the
+    services that take it but not the writes of rows that merely refer to a player (an event, a
+    rating: the foreign key's ``FOR KEY SHARE`` check): an action or a resignation that holds a
+    game's lock writes those without waiting for a player's lock, so it cannot deadlock with a
+    service that holds that player's row and waits for the game (as it did with ``FOR UPDATE``)."""
     ids = sorted({pk for pk in player_ids if pk is not None})
-    return {p.pk: p for p in Player.objects.select_for_update().filter(pk__in=ids, is_ai=False).order_by("pk")}
+    return {p.pk: p for p in Player.objects.select_for_update(**PLAYER_LOCK).filter(pk__in=ids, is_ai=False)
+            .order_by("pk")}
 
 
 def _game_players_lock(*, game_id: int, joining: Player | None = None) -> None:

@@ -42,7 +42,7 @@ from players.models import Player
 
 from ..models import Game, GameStatus
 from okgin_project.timestamps import iso
-from .common import (_game_lock, _game_pause, _game_resume, _turn_expired, _vacation_pause_until,
+from .common import (PLAYER_LOCK, _game_lock, _game_pause, _game_resume, _turn_expired, _vacation_pause_until,
                      _version_bump)
 from .deadlines import _turn_timeout_apply, turn_timeout
 
@@ -117,7 +117,8 @@ def vacation_state(*, player: Player, now: datetime | None = None, days_charged:
 
 
 def _player_lock(player_id: int) -> Player:
-    return Player.objects.select_for_update().get(pk=player_id)
+    """Lock and return ``player_id``'s row (``common.PLAYER_LOCK``: rows that refer to it are not blocked)."""
+    return Player.objects.select_for_update(**PLAYER_LOCK).get(pk=player_id)
 
 
 def _balance_settle(player: Player, now: datetime) -> None:

@@ -173,6 +173,43 @@ def test_action_over_http_after_the_deadline_is_409_turn_expired(alice, bob):
     assert Game.objects.get(pk=gid).end_reason == "timeout"
 
 
+
+@pytest.mark.django_db
+@pytest.mark.error_code("game_not_active")
+@pytest.mark.parametrize("keyed", [False, True], ids=["plain", "idempotency-key"])
+def test_resigning_after_the_opponents_deadline_is_409_and_the_opponent_forfeited(alice, bob, keyed):
+    # The seat to act lets its time run out; the other player then resigns before anything read
+    # the game. The forfeit came first (the resigner wins on time, end reason timeout), so the
+    # resignation is refused and changes nothing.
+    gid = alice.post("/api/v1/games/new/", {"kind": "invite", "opponent": "bob", "move_time_limit": 600,
+                                           "timeout_policy": "forfeit"}, format="json").json()["id"]
+    body = bob.post(f"/api/v1/games/{gid}/accept/").json()
+    late = body["to_act"]
+    resigner = bob if late == 0 else alice
+    _expire(gid)
+    headers = {"HTTP_IDEMPOTENCY_KEY": "resign-1"} if keyed else {}
+    r = resigner.post(f"/api/v1/games/{gid}/resign/", **headers)
+    assert_error(r, "game_not_active")
+    seen = resigner.get(f"/api/v1/games/{gid}/").json()  # the timeout, committed now or on this read
+    assert (seen["status"], seen["end_reason"], seen["winner_seat"]) == ("finished", "timeout", 1 - late)
+    g = Game.objects.get(pk=gid)
+    assert (g.status, g.end_reason, g.winner_seat) == ("finished", "timeout", 1 - late)
+    assert Event.objects.filter(game_id=gid, kind="match_over").count() == 2  # one per player, once
+
+
+@pytest.mark.django_db
+def test_resigning_after_an_auto_played_timeout_resigns_the_match_as_it_stands():
+    # auto_play: the expired turn is played for its seat (a timeout, the game goes on), then the
+    # resignation of the other seat is applied: seat 0 (the late one) wins by resignation.
+    game = _timed_game("auto_play")
+    _expire(game.pk)
+    result = services.game_resign(game_id=game.pk, player=game.player1)
+    assert (result.status, result.end_reason, result.winner_seat) == ("finished", "resigned", 0)
+    assert Move.objects.filter(game=result, auto_played=True, seat=0).exists()
+    assert [e.data["result"] for e in Event.objects.filter(game=result, kind="timeout", player=game.player1)] \
+        == ["auto_played"]
+
+
 @pytest.mark.django_db
 def test_time_limit_bounds(alice):
     for bad in (59, 14 * 24 * 3600 + 1):

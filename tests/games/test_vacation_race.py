@@ -10,68 +10,18 @@ once the second has finished or is waiting for a lock (``pg_locks`` shows its ba
 Without the players' lock the second never waits: it reads the first's state from before its
 commit (the vacation sees no active game to pause; the acceptance sees nobody on vacation) and the
 game starts, and stays, unpaused."""
-import threading
-
 import pytest
-from django.db import connection, transaction
+from django.db import connection
 
 from games.models import Game
 from notifications.models import Event
 from okgin_project.timestamps import iso
 from players.models import Player
-from tests.helpers import lock_waiting, register
+from tests.helpers import first_held_then_second, register
 
 pytestmark = pytest.mark.django_db(transaction=True)
 API = "/api/v1"
 LIMIT = 3 * 86400  # 3 days a turn
-
-
-def _first_held_then_second(first, second) -> bool:
-    """Run ``first()`` in a thread inside a transaction held open after it returns; then ``second()``
-    in another thread; commit the first once the second is done or waits for a lock. Returns
-    whether the second had to wait. Both must answer 200 (asserted by the callables)."""
-    first_ran, release, second_done = threading.Event(), threading.Event(), threading.Event()
-    second_pid: list[int] = []
-    errors: list[BaseException] = []
-
-    def run_first():
-        try:
-            with transaction.atomic():
-                first()
-                first_ran.set()
-                assert release.wait(60), "never released"
-        except BaseException as exc:  # noqa: BLE001 (reported by the test below)
-            errors.append(exc)
-            first_ran.set()
-        finally:
-            connection.close()
-
-    def run_second():
-        try:
-            with connection.cursor() as cur:
-                cur.execute("SELECT pg_backend_pid()")
-                second_pid.append(cur.fetchone()[0])
-            second()
-        except BaseException as exc:  # noqa: BLE001
-            errors.append(exc)
-        finally:
-            second_done.set()
-            connection.close()
-
-    t1 = threading.Thread(target=run_first)
-    t1.start()
-    assert first_ran.wait(60) and not errors, errors
-    t2 = threading.Thread(target=run_second)
-    t2.start()
-    for _ in range(1200):  # until done or blocked; a bound against a hang, not a time budget
-        if second_done.wait(0.05) or (second_pid and lock_waiting(second_pid[0])):
-            break
-    waited = not second_done.is_set()
-    release.set()
-    t1.join(60)
-    t2.join(60)
-    assert not t1.is_alive() and not t2.is_alive() and not errors, errors
-    return waited
 
 
 @pytest.mark.parametrize("keyed", [False, True], ids=["plain", "idempotency-key"])
@@ -96,7 +46,7 @@ def test_a_game_accepted_as_its_player_goes_on_vacation_ends_up_paused(anon, fir
         assert r.status_code == 200, r.content
 
     order = (accept, vacation) if first == "accept" else (vacation, accept)
-    waited = _first_held_then_second(*order)
+    waited = first_held_then_second(*order)
 
     assert waited  # the second waited for the first's players' lock (without it: never)
     until = Player.objects.get(name=vacationer).vacation_until

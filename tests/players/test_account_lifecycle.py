@@ -1,10 +1,11 @@
 """Account lifecycle over the API: refresh rotation with a blacklist, logout, password change that
 revokes every earlier token (access tokens too), and account deletion (games resigned, personal
 data gone, finished games kept under a placeholder name). Rejected requests write nothing."""
-from datetime import datetime
+from datetime import datetime, timedelta
 
 import pytest
 from django.contrib.auth import get_user_model
+from django.utils import timezone
 from push_notifications.models import APNSDevice
 from rest_framework.test import APIClient
 from rest_framework_simplejwt.token_blacklist.models import BlacklistedToken, OutstandingToken
@@ -112,6 +113,22 @@ def test_an_account_made_outside_the_api_keeps_its_first_tokens_once_its_player_
     assert Player.objects.get(name="admin1").token_generation == 0
     assert client.get(f"{API}/me/").status_code == 200  # the same token, now checked against the player
     assert _refresh(tokens["refresh"]).status_code == 200
+
+
+def test_account_deletion_applies_a_passed_deadline_instead_of_resigning():
+    # The seat to act let the turn's time run out (forfeit) before bob deletes his account: the
+    # match ends on time (the other seat wins), not by bob's resignation; the deletion goes through.
+    alice, bob = _signup("alice"), _signup("bob")
+    r = alice["client"].post(f"{API}/games/new/", {"kind": "invite", "opponent": "bob", "move_time_limit": 600,
+                                                   "timeout_policy": "forfeit"}, format="json")
+    gid = r.json()["id"]
+    late = bob["client"].post(f"{API}/games/{gid}/accept/").json()["to_act"]
+    Game.objects.filter(pk=gid).update(turn_deadline=timezone.now() - timedelta(seconds=1))
+    r = bob["client"].post(f"{API}/me/delete/", {"password": bob["password"]}, format="json")
+    assert r.status_code == 204, r.content
+    g = Game.objects.get(pk=gid)
+    assert (g.status, g.end_reason, g.winner_seat) == ("finished", "timeout", 1 - late)
+    assert not get_user_model().objects.filter(username="bob").exists()
 
 
 @pytest.mark.parametrize("body, code", [
