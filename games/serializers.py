@@ -2,10 +2,13 @@
 
 Card codes are strings such as ``"10H"``, ``"QS"``, ``"AC"`` (rank then suit C/D/H/S).
 """
+import re
+
 from django.conf import settings
 from drf_spectacular.utils import PolymorphicProxySerializer, extend_schema_field
 from rest_framework import serializers
 
+from games.engine import CardParseError, MalformedAction
 from okgin_project.errors import ServiceError
 from okgin_project.schema import ErrorSerializer  # noqa: F401  (re-exported: the one error shape)
 from okgin_project.serializers import (AiLevelField, CodedFieldMixin, StrictBooleanField, StrictCharField, StrictChoiceField,
@@ -22,14 +25,32 @@ ACTION_TYPES = ("take_upcard", "pass", "draw_stock", "draw_discard", "discard", 
 CARD_PATTERN = r"^(A|[2-9]|10|J|Q|K)[CDHS]$"
 
 
+_CARD_CODE = re.compile(CARD_PATTERN)
+
+
 @extend_schema_field({"type": "string", "pattern": CARD_PATTERN, "description": CARD_HELP})
 class CardField(StrictCharField):
-    """A card code (a JSON string; the engine parses it: ``bad_card`` / ``malformed_action``)."""
+    """A card code spelled as the schema's pattern spells it (R1.2): ``"10H"``, ``"QS"``. Any
+    other string (``"8c"``, ``"TH"``, ``" AS"``, which the engine itself would read) is refused as
+    an unreadable code is, with the engine's error of the field's context (``error``: 400
+    ``bad_card`` by default, ``malformed_action`` in an action), so a request and its retry name a
+    card one way only (their Idempotency-Key hashes agree). Not a string: 400 (the serializer's)."""
+
+    def __init__(self, *, error=CardParseError, **kwargs):
+        self.error = error
+        super().__init__(**kwargs)
+
+    def to_internal_value(self, data):
+        value = super().to_internal_value(data)
+        if not _CARD_CODE.match(value):
+            raise self.error(f"invalid card code {value!r}: rank A, 2-10, J, Q or K, then suit C, D, H or S",
+                             rule="R1.2")
+        return value
 
 
 def card_field(**kwargs):
     kwargs.setdefault("help_text", CARD_HELP)
-    return CardField(max_length=3, **kwargs)
+    return CardField(max_length=3, trim_whitespace=False, **kwargs)
 
 
 @extend_schema_field({
@@ -158,9 +179,10 @@ class ActionSerializer(StrictSerializer):
     unknown_field_code = "malformed_action"
 
     type = StrictChoiceField(choices=ACTION_TYPES)
-    card = card_field(required=False, help_text="The card to discard (discard and knock only).")
+    card = card_field(required=False, error=MalformedAction,
+                      help_text="The card to discard (discard and knock only).")
     melds = serializers.ListField(
-        child=serializers.ListField(child=card_field()), required=False, allow_null=True,
+        child=serializers.ListField(child=card_field(error=MalformedAction)), required=False, allow_null=True,
         help_text="Knock only: melds laid out (lists of card codes); null lets the server choose.",
     )
 

@@ -88,6 +88,13 @@ ILLEGAL = [
                  "invalid_meld", "R2", 422, marks=pytest.mark.error_code("invalid_meld")),
     pytest.param([(0, {"type": "take_upcard"})], (0, {"type": "discard", "card": "ZZ"}), "malformed_action", None,
                  400, marks=pytest.mark.error_code("malformed_action")),
+    # Cards seat 0 holds, but not spelled as the schema's pattern spells them (R1.2): refused as unreadable.
+    *[pytest.param([(0, {"type": "take_upcard"})], (0, {"type": "discard", "card": spelled}), "malformed_action",
+                   "R1.2", 400, marks=pytest.mark.error_code("malformed_action"), id=f"discard-{spelled!r}")
+      for spelled in ("9c", " 9C", "9C ", "5h")],
+    pytest.param([(0, {"type": "take_upcard"})], (0, {"type": "knock", "card": "5H",
+                                                      "melds": [["ac", "2C", "3C"]]}),
+                 "malformed_action", "R1.2", 400, marks=pytest.mark.error_code("malformed_action"), id="knock-meld-ac"),
 ]
 
 
