@@ -22,7 +22,9 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 import re
+import sys
 from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 from typing import Any
@@ -80,7 +82,12 @@ def _key_text(value) -> str:
 def _key_value(text: str, kind: type):
     if kind is datetime:
         return _EPOCH + timedelta(microseconds=int(text))
-    return float(text) if kind is float else int(text)
+    if kind is float:
+        # Past the largest float ("1e+999") the text is a position after (or before) every stored
+        # value: the largest finite one, so the cursors made from it are of the pattern too.
+        value = float(text)
+        return math.copysign(sys.float_info.max, value) if math.isinf(value) else value
+    return int(text)
 
 
 def cursor_pattern(name: str, order_index: int, types: list[type]) -> str:

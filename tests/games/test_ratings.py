@@ -4,6 +4,7 @@ and history in the stats; the leaderboard; AI games and staff decks unrated. Exp
 worked out here from Glickman's paper (http://www.glicko.net/glicko/glicko2.pdf), not by the
 package."""
 import math
+import re
 from datetime import timedelta
 
 import pytest
@@ -147,3 +148,25 @@ def test_leaderboard_lists_players_with_enough_rated_games_in_cursor_pages(alice
     assert alice.get("/api/v1/leaderboard/classic/").json()["results"] == []
     assert alice.get("/api/v1/leaderboard/chess/").status_code == 404
     assert alice.get("/api/v1/leaderboard/oklahoma/", {"cursor": "bogus"}).json()["error"]["code"] == "bad_cursor"
+
+
+@pytest.mark.django_db
+def test_leaderboard_cursors_past_the_largest_float_give_cursors_of_the_pattern(alice, settings):
+    # "1e+999" matches the cursor pattern (the schema says every such string is a position); it
+    # is past every rating, and the cursors of its answer must be of the pattern too (they were
+    # "inf" and "-inf", which the server then refused as bad_cursor).
+    settings.OKGIN_LEADERBOARD_MIN_GAMES = 1
+    _rated_match(player_make("lb0"), player_make("lb1"))
+    schema = alice.get("/api/schema/", HTTP_ACCEPT="application/vnd.oai.openapi+json").json()
+    [param] = [p for p in schema["paths"]["/api/v1/leaderboard/{variant}/"]["get"]["parameters"]
+               if p["name"] == "cursor"]
+    pattern = re.compile(param["schema"]["pattern"])
+    for cursor, names in (("leaderboard0nx_1e+999_0", ["lb0", "lb1"]), ("leaderboard0px_1e+999_0", []),
+                          ("leaderboard0nx_-1e+999_0", []), ("leaderboard0px_-1e+999_0", ["lb0", "lb1"])):
+        assert pattern.match(cursor)
+        body = alice.get("/api/v1/leaderboard/oklahoma/", {"cursor": cursor}).json()
+        assert [e["name"] for e in body["results"]] == names, cursor
+        for other in (body["next_cursor"], body["prev_cursor"]):
+            assert pattern.match(other), other
+            r = alice.get("/api/v1/leaderboard/oklahoma/", {"cursor": other})
+            assert r.status_code == 200, r.content
