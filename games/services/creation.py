@@ -26,6 +26,7 @@ from .. import notices as game_notices
 from ..models import Game, GameKind, GameStatus, TimeoutPolicy
 from .common import (_ai_turn_schedule_if_due, _game_lock, _game_players_lock, _match_start, _players_lock,
                      _version_bump)
+from .deadlines import _invitation_expire
 
 
 def _validate_decks(decks: list | None) -> list[list[str]]:
@@ -157,7 +158,8 @@ def invitation_accept(*, game_id: int, player: Player) -> Game:
 
     Raises ``NotFound`` (not invited; also for any game ``player`` is not seated in, whatever its
     kind, unless it is an open challenge still waiting: nothing reveals that a game id exists),
-    ``Conflict`` ``not_invited`` (not waiting for an answer), ``invitation_expired``, ``own_challenge``.
+    ``Conflict`` ``not_invited`` (not waiting for an answer), ``invitation_expired`` (its time ran
+    out first: it is expired instead), ``own_challenge``.
     Locks both players' rows, then the game's (``common._players_lock``): a player turning vacation
     on at the same instant either is seen here (the match starts paused) or sees the started match
     (and pauses it).
@@ -174,38 +176,51 @@ def invitation_accept(*, game_id: int, player: Player) -> Game:
             raise Conflict("You cannot accept your own challenge.", code="own_challenge")
         if game.status != GameStatus.INVITED or game.kind == GameKind.AI:
             raise Conflict("This game is not waiting for an answer.", code="not_invited")
-        if game.invitation_expires_at and game.invitation_expires_at <= timezone.now():
-            raise Conflict("This invitation has expired.", code="invitation_expired")
-        if game.kind == GameKind.OPEN:
-            game.player1 = player
-        _match_start(game=game)
-        game.invitation_expires_at = None
-        _version_bump(game)
-        game.save()
-        events_create(notices=game_notices.invitation_notice(game, EventKind.INVITATION_ACCEPTED)
-                      + game_notices.start_notices(game))
-        return game
+        if not _invitation_expire(game=game, now=timezone.now()):
+            if game.kind == GameKind.OPEN:
+                game.player1 = player
+            _match_start(game=game)
+            game.invitation_expires_at = None
+            _version_bump(game)
+            game.save()
+            events_create(notices=game_notices.invitation_notice(game, EventKind.INVITATION_ACCEPTED)
+                          + game_notices.start_notices(game))
+            return game
+    raise _Expired()
+
+
+class _Expired(Conflict):
+    """409 ``invitation_expired``: the invitation's time ran out before the answer arrived; the
+    expiry was applied instead (committed, unless an outer transaction rolls it back: an
+    Idempotency-Key's; then the next read or the sweep applies it)."""
+
+    code = "invitation_expired"
+    default_message = "This invitation has expired."
 
 
 def invitation_decline(*, game_id: int, player: Player) -> Game:
-    """Decline an invitation addressed to ``player``. Raises ``NotFound``, ``Conflict`` ``not_invited``."""
+    """Decline an invitation addressed to ``player``. Raises ``NotFound``, ``Conflict``
+    ``not_invited``, ``invitation_expired`` (its time ran out first: it is expired instead)."""
     with transaction.atomic():
         game = _game_lock(game_id=game_id)
         if game.kind != GameKind.INVITE or player.pk != game.player1_id:
             raise NotFound("No such invitation.")
         if game.status != GameStatus.INVITED:
             raise Conflict("This game is not waiting for an answer.", code="not_invited")
-        game.status = GameStatus.DECLINED
-        _version_bump(game)
-        game.save()
-        events_create(notices=game_notices.invitation_notice(game, EventKind.INVITATION_DECLINED))
-        return game
+        if not _invitation_expire(game=game, now=timezone.now()):
+            game.status = GameStatus.DECLINED
+            _version_bump(game)
+            game.save()
+            events_create(notices=game_notices.invitation_notice(game, EventKind.INVITATION_DECLINED))
+            return game
+    raise _Expired()
 
 
 def invitation_abort(*, game_id: int, player: Player) -> Game:
     """The creator withdraws an unanswered invitation or open challenge.
 
-    Raises ``NotFound`` (not the creator's), ``Conflict`` ``not_invited`` (already started or answered).
+    Raises ``NotFound`` (not the creator's), ``Conflict`` ``not_invited`` (already started or
+    answered), ``invitation_expired`` (its time ran out first: it is expired instead).
     """
     with transaction.atomic():
         game = _game_lock(game_id=game_id)
@@ -213,8 +228,10 @@ def invitation_abort(*, game_id: int, player: Player) -> Game:
             raise NotFound("No such invitation.")
         if game.status != GameStatus.INVITED:
             raise Conflict("Only an unanswered invitation can be aborted.", code="not_invited")
-        game.status = GameStatus.ABORTED
-        _version_bump(game)
-        game.save()
-        events_create(notices=game_notices.invitation_withdrawn_notice(game))
-        return game
+        if not _invitation_expire(game=game, now=timezone.now()):
+            game.status = GameStatus.ABORTED
+            _version_bump(game)
+            game.save()
+            events_create(notices=game_notices.invitation_withdrawn_notice(game))
+            return game
+    raise _Expired()

@@ -89,23 +89,33 @@ def deadline_reminder_send(*, game_id: int) -> bool:
 
 def invitations_expire(*, now=None) -> int:
     """Abort every invitation or open challenge still unanswered at its ``invitation_expires_at``
-    (status ``aborted``, end reason ``expired``, version bumped); returns how many. Run by the
-    deadlines sweep; an expired invitation already cannot be accepted (``invitation_expired``).
-    Each game is locked and re-checked, so an acceptance that got there first wins."""
+    (``invitation_expire``); returns how many. Run by the deadlines sweep; an expired invitation
+    already cannot be answered (``invitation_expired``), and reading it expires it too
+    (``vacation.game_deadline_enforce``)."""
     now = now or timezone.now()
     ids = list(Game.objects.filter(status=GameStatus.INVITED, invitation_expires_at__lte=now)
                .values_list("pk", flat=True)[:500])
-    expired = 0
-    for game_id in ids:
-        with transaction.atomic():
-            game = _game_lock(game_id=game_id)
-            if game.status != GameStatus.INVITED or not game.invitation_expires_at \
-                    or game.invitation_expires_at > now:
-                continue
-            game.status = GameStatus.ABORTED
-            game.end_reason = EndReason.INVITATION_EXPIRED
-            _version_bump(game)
-            game.save()
-            events_create(notices=game_notices.invitation_expired_notices(game))
-            expired += 1
-    return expired
+    return sum(invitation_expire(game_id=game_id, now=now) for game_id in ids)
+
+
+def invitation_expire(*, game_id: int, now=None) -> bool:
+    """Expire the invitation or open challenge ``game_id`` if it is still unanswered at its
+    ``invitation_expires_at`` (``_invitation_expire``, in a transaction of its own, the game
+    locked and re-checked, so an acceptance that got there first wins); returns whether it did."""
+    with transaction.atomic():
+        return _invitation_expire(game=_game_lock(game_id=game_id), now=now or timezone.now())
+
+
+def _invitation_expire(*, game: Game, now) -> bool:
+    """Under the game's lock: if ``game`` is an unanswered invitation or challenge whose
+    ``invitation_expires_at`` has passed at ``now``, abort it (status ``aborted``, end reason
+    ``expired``, version bumped, ``invitation_expired`` to both players) and return True; else
+    change nothing and return False."""
+    if game.status != GameStatus.INVITED or not game.invitation_expires_at or game.invitation_expires_at > now:
+        return False
+    game.status = GameStatus.ABORTED
+    game.end_reason = EndReason.INVITATION_EXPIRED
+    _version_bump(game)
+    game.save()
+    events_create(notices=game_notices.invitation_expired_notices(game))
+    return True

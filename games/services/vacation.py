@@ -44,7 +44,7 @@ from ..models import Game, GameStatus
 from okgin_project.timestamps import iso
 from .common import (PLAYER_LOCK, _game_lock, _game_pause, _game_resume, _turn_expired, _vacation_pause_until,
                      _version_bump)
-from .deadlines import _turn_timeout_apply, turn_timeout
+from .deadlines import _turn_timeout_apply, invitation_expire, turn_timeout
 
 DAY = 24 * 3600  # seconds
 
@@ -254,12 +254,16 @@ def game_vacations_expire(*, game_id: int, now: datetime | None = None) -> int:
 
 
 def game_deadline_enforce(*, game: Game) -> Game:
-    """Without beat, deadlines are enforced on access: if ``game`` (as just read) is paused past
-    its ``paused_until`` (a vacation ran out), end the run-out vacations first (the clocks restart
-    at their end); if a turn has expired, apply the timeout; return the game read again, or
-    ``game`` unchanged (no query) when nothing was due."""
+    """Without beat, deadlines are enforced on access: an invitation past its
+    ``invitation_expires_at`` expires (``deadlines.invitation_expire``); if ``game`` (as just read)
+    is paused past its ``paused_until`` (a vacation ran out), end the run-out vacations first (the
+    clocks restart at their end); if a turn has expired, apply the timeout; return the game read
+    again, or ``game`` unchanged (no query) when nothing was due."""
     now = timezone.now()
     changed = False
+    if game.status == GameStatus.INVITED and game.invitation_expires_at is not None \
+            and game.invitation_expires_at <= now:
+        changed = invitation_expire(game_id=game.pk, now=now)
     if game.status == GameStatus.ACTIVE and game.paused_until is not None and game.paused_until <= now:
         changed = game_vacations_expire(game_id=game.pk, now=now) > 0
         game = Game.objects.select_related("player0", "player1").get(pk=game.pk)

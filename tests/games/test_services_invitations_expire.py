@@ -8,6 +8,7 @@ from django.utils import timezone
 
 from games import services, tasks
 from games.models import Game, Move, Round
+from notifications.models import Event
 from okgin_project.errors import Conflict
 from tests.games.factories import game_make, player_make
 
@@ -57,3 +58,37 @@ def test_deadlines_sweep_reports_expired_invitations():
     result = tasks.deadlines_sweep()
     assert result["invitations_expired"] == 1
     assert Game.objects.get(player1=bob).status == "aborted"
+
+
+@pytest.mark.parametrize("answer", ["decline", "abort", "accept"])
+def test_answering_an_expired_invitation_is_409_and_expires_it_instead(answer):
+    # The invitee declines (or accepts, or the creator aborts) after the expiry, before the sweep:
+    # the answer is refused as accept's is, and the expiry is what happens (end reason expired,
+    # invitation_expired to both players, once), not a decline or a withdrawal.
+    alice, bob = player_make(), player_make()
+    invite = _invite(alice, bob, expires_in=-1)
+    call = {"decline": lambda: services.invitation_decline(game_id=invite.pk, player=bob),
+            "abort": lambda: services.invitation_abort(game_id=invite.pk, player=alice),
+            "accept": lambda: services.invitation_accept(game_id=invite.pk, player=bob)}[answer]
+    with pytest.raises(Conflict) as info:
+        call()
+    assert info.value.code == "invitation_expired"
+    g = Game.objects.get(pk=invite.pk)
+    assert (g.status, g.end_reason, g.version) == ("aborted", "expired", invite.version + 1)
+    kinds = sorted(Event.objects.filter(game=g).exclude(kind="invitation_received")
+                   .values_list("player__name", "kind"))
+    assert kinds == sorted([(alice.name, "invitation_expired"), (bob.name, "invitation_expired")])
+    assert not Round.objects.filter(game=g).exists()
+    assert services.invitations_expire() == 0  # nothing left for the sweep
+
+
+def test_reading_an_expired_invitation_expires_it():
+    from rest_framework.test import APIClient
+    from rest_framework_simplejwt.tokens import AccessToken
+
+    alice, bob = player_make(), player_make()
+    invite = _invite(alice, bob, expires_in=-1)
+    client = APIClient()
+    client.credentials(HTTP_AUTHORIZATION=f"Bearer {AccessToken.for_user(bob.user)}")
+    body = client.get(f"/api/v1/games/{invite.pk}/").json()
+    assert (body["status"], body["end_reason"], body["version"]) == ("aborted", "expired", invite.version + 1)

@@ -111,8 +111,9 @@ def test_accepting_an_expired_invitation_is_409_and_starts_nothing(alice, bob):
     gid, version = r.json()["id"], r.json()["version"]
     Game.objects.filter(pk=gid).update(invitation_expires_at=timezone.now() - timezone.timedelta(seconds=1))
     assert_error(bob.post(f"/api/v1/games/{gid}/accept/"), "invitation_expired")
-    g = Game.objects.get(pk=gid)
-    assert (g.status, g.version, g.state, g.player1.name) == ("invited", version, None, "bob")
+    g = Game.objects.get(pk=gid)  # the expiry was applied instead, nothing started
+    assert (g.status, g.end_reason, g.version, g.state, g.player1.name) == ("aborted", "expired", version + 1,
+                                                                            None, "bob")
     assert not Round.objects.filter(game=g).exists()
 
 
