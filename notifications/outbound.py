@@ -125,6 +125,17 @@ def _split(url: str) -> tuple[str, str, int, str]:
     return parts.scheme, parts.hostname, port, path
 
 
+def webhook_url_normal(url: str) -> str:
+    """``url`` in one spelling per destination, the form webhooks are stored and compared in:
+    scheme and host in lower case, the scheme's default port left out, no fragment (never sent),
+    no empty query, the path ``/`` when empty (``HTTP://Example.com:80/x#y`` is
+    ``http://example.com/x``). Raises ``ServiceError`` ``bad_url`` as :func:`webhook_target`."""
+    scheme, host, port, path = _split(url)
+    host = f"[{host}]" if ":" in host else host  # an IPv6 address
+    default = 443 if scheme == "https" else 80
+    return f"{scheme}://{host}{'' if port == default else f':{port}'}{path}"
+
+
 def webhook_target(url: str) -> Target:
     """Check ``url`` and resolve its host: returns the :class:`Target` to POST to.
 

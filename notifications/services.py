@@ -24,7 +24,7 @@ from players.models import Player
 from .deliveries import SIGNATURE_HEADER, AttemptOutcome, webhook_delivery_attempt, webhook_signature
 from .live import live_publish_after_commit
 from .models import DeliveryStatus, Event, WebhookDelivery, WebhookEndpoint
-from .outbound import webhook_target
+from .outbound import webhook_target, webhook_url_normal
 from .presenters import event_dict
 from .push import active_devices_select, push_deliveries_create
 from .queue import webhook_delivery_queue
@@ -105,7 +105,9 @@ _WEBHOOK = "webhook"  # the kind of a webhook endpoint's rows in _targets (no de
 
 
 def webhook_create(*, player: Player, url: str) -> WebhookEndpoint:
-    """Register ``url`` (http or https) for ``player``'s events with a new random secret.
+    """Register ``url`` (http or https) for ``player``'s events with a new random secret, stored
+    in its normal form (``outbound.webhook_url_normal``: the same URL spelled another way is the
+    same endpoint).
 
     Returns the endpoint (its ``secret`` is shown to the player this once). Raises
     ``ServiceError`` ``bad_url``, ``WebhookUrlForbidden`` (400 ``webhook_url_forbidden``: the host
@@ -115,8 +117,11 @@ def webhook_create(*, player: Player, url: str) -> WebhookEndpoint:
     """
     with transaction.atomic():
         webhook_target(url)
+        url = webhook_url_normal(url)
         Player.objects.select_for_update().filter(pk=player.pk).first()  # serializes the count check
-        if WebhookEndpoint.objects.filter(player=player, url=url).exists():
+        # (endpoints stored before URLs were normalized are compared in their normal form too)
+        if any(webhook_url_normal(u) == url for u in WebhookEndpoint.objects.filter(player=player)
+               .values_list("url", flat=True)):
             raise Conflict("This URL is already registered.", code="webhook_exists")
         if WebhookEndpoint.objects.filter(player=player).count() >= settings.OKGIN_WEBHOOKS_PER_PLAYER:
             raise Conflict("You have registered the maximum number of webhooks.", code="too_many_webhooks")

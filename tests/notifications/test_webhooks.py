@@ -41,6 +41,35 @@ def test_create_list_delete_and_the_secret_shown_once(alice, bob):
 
 
 @pytest.mark.django_db
+@pytest.mark.error_code("webhook_exists")
+def test_the_same_url_spelled_another_way_is_the_same_webhook(alice):
+    # Stored in one spelling per destination: scheme and host in lower case, no default port, no
+    # fragment, no empty query. Each other spelling of it is 409 webhook_exists and writes nothing.
+    # (Public IP literals: the check resolves the host, and this machine may have no DNS.)
+    r = alice.post("/api/v1/webhooks/", {"url": "HTTPS://[2606:2800:220:1:248:1893:25C8:1946]:443/Dup?#frag"},
+                   format="json")
+    assert r.status_code == 201, r.content
+    stored = "https://[2606:2800:220:1:248:1893:25c8:1946]/Dup"
+    assert r.json()["url"] == stored
+    for spelled in (stored, "https://[2606:2800:220:1:248:1893:25C8:1946]/Dup#x",
+                    "https://[2606:2800:220:1:248:1893:25c8:1946]:443/Dup?", stored.replace("https", "HTTPS")):
+        assert_error(alice.post("/api/v1/webhooks/", {"url": spelled}, format="json"), "webhook_exists")
+    assert [w["url"] for w in alice.get("/api/v1/webhooks/").json()["results"]] == [stored]
+    # another path, query or port is another endpoint (paths are case-sensitive)
+    for other in (stored.replace("/Dup", "/dup"), stored + "?a=1"):
+        assert alice.post("/api/v1/webhooks/", {"url": other}, format="json").status_code == 201, other
+
+
+def test_webhook_url_normal_worked_out():
+    from notifications.outbound import webhook_url_normal
+
+    assert webhook_url_normal("HTTP://93.184.216.34:80/dup#x") == "http://93.184.216.34/dup"
+    assert webhook_url_normal("http://93.184.216.34/dup?") == "http://93.184.216.34/dup"
+    assert webhook_url_normal("https://93.184.216.34:8443") == "https://93.184.216.34:8443/"
+    assert webhook_url_normal("http://[2606:2800:220:1::]:80/a?b=1") == "http://[2606:2800:220:1::]/a?b=1"
+
+
+@pytest.mark.django_db
 def test_events_are_posted_signed_to_the_receiver(alice, bob, loopback_ok, django_capture_on_commit_callbacks):
     with Receiver() as receiver:
         secret = bob.post("/api/v1/webhooks/", {"url": receiver.url}, format="json").json()["secret"]
