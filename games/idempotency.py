@@ -188,9 +188,10 @@ GAME_ID_MAX = 2**63 - 1  # the largest id a game can have (a 64-bit signed prima
 def run_idempotent(http_request, *, player, operation: str, request: Any, perform: Callable[[], StoredResponse],
                    game_id: int | None = None) -> StoredResponse:
     """Run ``perform`` once per ``Idempotency-Key`` (header of ``http_request``; without one,
-    just run it). ``request``: what identifies the request (its body, as JSON). With ``game_id``
-    the rows of its people (and ``player``'s) then the game's are locked first, so retries racing on
-    one game are serialized. Raises what
+    just run it). ``request``: what identifies the request (its body, as JSON). Requests with the
+    same key in the same scope run one after the other (``_key_lock``), so a retry sent while the
+    first is still running waits for it and gets its answer replayed. With ``game_id`` the rows of
+    its people (and ``player``'s) then the game's are locked next. Raises what
     ``perform`` raises (nothing stored), ``ServiceError`` 400 (a malformed key) or 422
     (``idempotency_key_reused``)."""
     key = idempotency_key_header(http_request)
@@ -199,6 +200,7 @@ def run_idempotent(http_request, *, player, operation: str, request: Any, perfor
     scope = {"player": player, "operation": operation, "game_id": game_id, "key": key, "request": request}
     try:
         with transaction.atomic():
+            _key_lock(player=player, operation=operation, game_id=game_id, key=key)
             if game_id is not None:
                 # the players' rows, then the game's: the order of the services (a match started
                 # here must see a vacation turned on at the same instant; services.common)
@@ -218,3 +220,20 @@ def run_idempotent(http_request, *, player, operation: str, request: Any, perfor
         if replay is None:
             raise
         return replay
+
+
+def _key_lock(*, player, operation: str, game_id: int | None, key: str) -> None:
+    """Inside the caller's transaction, wait for any other request holding this Idempotency-Key's
+    scope (player, operation, game, key) until it ends: a PostgreSQL advisory lock on a 64-bit
+    hash of the scope, released at commit or rollback (two scopes sharing a hash merely wait for
+    each other). Without it, a retry racing the first request ran ``perform`` too and failed on
+    what the first had just created (409 ``username_taken``, ``webhook_exists``,
+    ``vacation_already_on``) instead of getting the first's answer. Nothing on SQLite, whose write
+    transactions already run one at a time."""
+    connection = transaction.get_connection()
+    if connection.vendor != "postgresql":
+        return
+    scope = json.dumps([player.pk if player is not None else None, operation, game_id, key])
+    lock_id = int.from_bytes(hashlib.sha256(scope.encode()).digest()[:8], "big", signed=True)
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_advisory_xact_lock(%s)", [lock_id])
