@@ -19,9 +19,10 @@ from rest_framework_simplejwt.token_blacklist.models import BlacklistedToken, Ou
 
 from games import services as game_services
 from games.models import Game, GameReview, GameStatus, IdempotencyRecord
+from games.services.actions import MatchEndedOnTime
 from games.services.common import PLAYER_LOCK
 from notifications.models import Event, PushSettings, WebhookEndpoint
-from okgin_project.errors import Conflict, ServiceError
+from okgin_project.errors import ServiceError
 
 from .models import DELETED_NAME_PREFIX, Player
 from .authentication import auth_cache_forget
@@ -149,9 +150,8 @@ def player_delete(*, user, password: str) -> Player | None:
             for game_id in seated.filter(status=GameStatus.ACTIVE).values_list("pk", flat=True):
                 try:
                     game_services.game_resign(game_id=game_id, player=player)
-                except Conflict as exc:  # its deadline had passed: the match just ended on time
-                    if exc.code != "game_not_active":
-                        raise
+                except MatchEndedOnTime:  # its deadline had passed: the match ended on time instead
+                    pass
             for game in seated.filter(status=GameStatus.INVITED).only("pk", "player0_id"):
                 if game.player0_id == player.pk:
                     game_services.invitation_abort(game_id=game.pk, player=player)

@@ -28,7 +28,44 @@ from .common import (_action_apply, _ai_turn_schedule_if_due, _game_lock, _match
 from .deadlines import _turn_timeout_apply
 from .vacation import game_vacations_expire
 
-_VACATION_RAN_OUT = object()  # sentinel: see action_submit (never a real answer)
+_VACATION_RAN_OUT = object()  # sentinel: see _deadlines_applied (never a real answer)
+_TIMED_OUT = object()  # sentinel: see _deadline_passed
+
+
+def _deadlines_applied(game_id: int, locked):
+    """Run ``locked(pause_check)`` (the work under the game's lock) in a transaction. When it
+    returns ``_VACATION_RAN_OUT`` (``_deadline_passed``: a vacation ran out and is not applied
+    yet), end the run-out vacations (they lock players before games, so not under this game's
+    lock) and run it once more, on the running clock, without that check. Returns what the last
+    run returned."""
+    for attempt in range(2):
+        with transaction.atomic():
+            result = locked(attempt == 0)
+        if result is not _VACATION_RAN_OUT:
+            break
+        game_vacations_expire(game_id=game_id)
+    return result
+
+
+def _deadline_passed(game: Game, pause_check: bool):
+    """Under the game's lock, before a player's command: ``_VACATION_RAN_OUT`` when
+    ``pause_check`` and a vacation has run out (``_deadlines_applied`` ends it), ``_TIMED_OUT``
+    after applying the timeout of a turn whose deadline has passed (``_turn_timeout_apply``), or
+    None when nothing was due."""
+    if pause_check and game.paused_until is not None and game.paused_until <= timezone.now():
+        return _VACATION_RAN_OUT
+    if _turn_expired(game):
+        _turn_timeout_apply(game=game)
+        return _TIMED_OUT
+    return None
+
+
+class MatchEndedOnTime(Conflict):
+    """409 ``game_not_active`` from ``game_resign``: the turn to act had run out of time and its
+    timeout ended the match before the resignation arrived (the timeout is applied instead)."""
+
+    code = "game_not_active"
+    default_message = "The match ended on time before your resignation arrived."
 
 
 @dataclass(frozen=True)
@@ -72,17 +109,10 @@ def action_submit(
     commit. (The AI's own actions and auto-played turns do not come through here:
     ``ai._ai_action_play``.)
     """
-    for _attempt in range(2):
-        with transaction.atomic():
-            response = _action_submit_locked(
-                game_id=game_id, player=player, expected_version=expected_version, action=action,
-                idempotency_key=idempotency_key, pause_check=_attempt == 0,
-            )
-        if response is not _VACATION_RAN_OUT:
-            break
-        # A vacation ran out and is not applied yet: apply it (it locks players before games, so
-        # not under this game's lock), then try the action again on the running clock.
-        game_vacations_expire(game_id=game_id)
+    response = _deadlines_applied(game_id, lambda pause_check: _action_submit_locked(
+        game_id=game_id, player=player, expected_version=expected_version, action=action,
+        idempotency_key=idempotency_key, pause_check=pause_check,
+    ))
     if response is None:
         raise TurnExpired()
     return response
@@ -103,11 +133,9 @@ def _action_submit_locked(
             return ActionResponse(status=replay.status, body=replay.body, replayed=True)
     if game.status != GameStatus.ACTIVE:
         raise Conflict("The game is not in play.", code="game_not_active")
-    if pause_check and game.paused_until is not None and game.paused_until <= timezone.now():
-        return _VACATION_RAN_OUT
-    if _turn_expired(game):
-        _turn_timeout_apply(game=game)
-        return None
+    due = _deadline_passed(game, pause_check)
+    if due is not None:
+        return None if due is _TIMED_OUT else due
     if expected_version != game.version:
         raise StaleVersion(detail={"current_version": game.version})
     parsed = engine.action_from_dict(action)
@@ -132,16 +160,12 @@ def game_resign(*, game_id: int, player: Player) -> Game:
     ``game_not_active`` is raised (under an ``Idempotency-Key`` the surrounding transaction rolls
     the timeout back with it, and the next access applies it again). After an ``auto_play``
     timeout the resignation is applied to the match as it then stands. Raises ``NotFound`` (not
-    seated), ``Conflict`` ``game_not_active``.
+    seated), ``Conflict`` ``game_not_active`` (``MatchEndedOnTime`` when a timeout ended it).
     """
-    for _attempt in range(2):
-        with transaction.atomic():
-            game = _game_resign_locked(game_id=game_id, player=player, pause_check=_attempt == 0)
-        if game is not _VACATION_RAN_OUT:
-            break
-        game_vacations_expire(game_id=game_id)  # players before games: not under the game's lock
+    game = _deadlines_applied(game_id, lambda pause_check: _game_resign_locked(
+        game_id=game_id, player=player, pause_check=pause_check))
     if game is None:
-        raise Conflict("The match ended on time before your resignation arrived.", code="game_not_active")
+        raise MatchEndedOnTime()
     return game
 
 
@@ -152,12 +176,11 @@ def _game_resign_locked(*, game_id: int, player: Player, pause_check: bool):
         raise NotFound("No such game.")
     if game.status != GameStatus.ACTIVE:
         raise Conflict("The game is not in play.", code="game_not_active")
-    if pause_check and game.paused_until is not None and game.paused_until <= timezone.now():
-        return _VACATION_RAN_OUT
-    if _turn_expired(game):
-        _turn_timeout_apply(game=game)
-        if game.status != GameStatus.ACTIVE:
-            return None
+    due = _deadline_passed(game, pause_check)
+    if due is _VACATION_RAN_OUT:
+        return due
+    if due is _TIMED_OUT and game.status != GameStatus.ACTIVE:
+        return None
     _match_finish(game=game, winner_seat=1 - seat, reason=EndReason.RESIGNED)
     _version_bump(game)
     game.save()
