@@ -24,7 +24,7 @@ class RegisterInputSerializer(StrictSerializer):
         help_text="3-30 letters, digits, _ . - (not starting with 'ai-' in any letter case); your "
         "public player name, unique regardless of letter case.",
     )
-    password = StrictCharField(write_only=True, min_length=8, max_length=128)
+    password = StrictCharField(write_only=True, min_length=8, max_length=128, trim_whitespace=False)
     email = StrictEmailField(required=False, allow_blank=True)
 
 

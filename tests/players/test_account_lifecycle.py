@@ -248,3 +248,19 @@ def test_the_game_view_and_the_action_answer_carry_server_time():
     for body in (detail, acted.json()["game"]):
         server = datetime.fromisoformat(body["server_time"].replace("Z", "+00:00"))
         assert before <= server <= after
+
+
+def test_a_password_is_kept_exactly_as_typed_spaces_included():
+    """Register, login and password change all take the password verbatim: leading and trailing
+    spaces are part of it (register used to trim them, so the same string then failed to log in)."""
+    spaced = "  spaced-horse-42  "
+    a = _signup("spacer", spaced)  # logs in with the same string: 200
+    user = get_user_model().objects.get(username="spacer")
+    assert user.check_password(spaced) and not user.check_password(spaced.strip())
+    r = APIClient().post(f"{API}/auth/token/", {"username": "spacer", "password": spaced.strip()}, format="json")
+    assert r.status_code == 401
+    r = a["client"].post(f"{API}/me/password/", {"current_password": spaced, "new_password": " another-horse-7 "},
+                         format="json")
+    assert r.status_code in (200, 204), r.content
+    user.refresh_from_db()
+    assert user.check_password(" another-horse-7 ")
