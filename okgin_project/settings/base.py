@@ -116,12 +116,14 @@ CORS_PREFLIGHT_MAX_AGE = 600  # seconds
 # Admin login: django-axes locks out an IP address, and separately a user name, after 5 wrong
 # passwords, for 15 minutes;
 # a locked-out login answers 429, the attempts and lockouts are listed in the admin ("Axes"), and
-# `manage.py axes_reset` lifts them. The API's token endpoint has its own rate limit (THROTTLE_AUTH).
+# `manage.py axes_reset` lifts them. Logins at the API's token endpoint are not seen by axes at all
+# (they have their own rate limit, THROTTLE_AUTH).
 AUTHENTICATION_BACKENDS = [
     "okgin_project.security.AdminLoginLockout",  # django-axes (below)
     "django.contrib.auth.backends.ModelBackend",
 ]
 AXES_ONLY_ADMIN_SITE = True
+AXES_HANDLER = "okgin_project.security.AdminOnlyAxesHandler"  # failed API logins are not counted
 AXES_FAILURE_LIMIT = 5
 AXES_COOLOFF_TIME = timedelta(minutes=15)
 AXES_LOCKOUT_PARAMETERS = ["ip_address", "username"]

@@ -2,7 +2,7 @@
 one user name) the login answers 429 even with the right password, and the lockout is listed in
 the admin. The API's own login is not locked out by it (it has the ``auth`` rate limit)."""
 import pytest
-from axes.models import AccessAttempt
+from axes.models import AccessAttempt, AccessFailureLog
 from django.contrib.auth import get_user_model
 from django.test import Client
 
@@ -56,3 +56,17 @@ def test_api_logins_are_not_locked_out_by_the_admin_rule(anon):
         assert r.status_code == 401
     r = anon.post("/api/v1/auth/token/", {"username": "dora", "password": "s3cret-pass-dora"}, format="json")
     assert r.status_code == 200
+
+
+@pytest.mark.django_db
+def test_api_login_failures_do_not_lock_the_admin_and_write_nothing(admin_user, anon):
+    """Six wrong passwords for the staff user at the API's token endpoint, from the address the
+    admin login then uses: no axes rows, and the admin login with the right password works (it
+    used to answer 429 for 15 minutes: axes counted the API failures)."""
+    for _ in range(6):
+        r = anon.post("/api/v1/auth/token/", {"username": "root", "password": "wrong"}, format="json",
+                      REMOTE_ADDR="10.0.0.7")
+        assert r.status_code == 401
+    assert not AccessAttempt.objects.exists() and not AccessFailureLog.objects.exists()
+    assert login(Client(), "right-pass-123", ip="10.0.0.7").status_code == 302
+
