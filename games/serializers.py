@@ -9,6 +9,7 @@ from drf_spectacular.utils import PolymorphicProxySerializer, extend_schema_fiel
 from rest_framework import serializers
 
 from games.engine import CardParseError, MalformedAction
+from games.engine.rules import OPTION_RANGES, VARIANTS
 from okgin_project.errors import ServiceError
 from okgin_project.schema import ErrorSerializer  # noqa: F401  (re-exported: the one error shape)
 from okgin_project.serializers import (AiLevelField, CodedFieldMixin, StrictBooleanField, StrictCharField, StrictChoiceField,
@@ -71,9 +72,6 @@ class KnockLimitInputField(serializers.JSONField):
     """Input: ``"upcard"``, an integer 0..10 or null (the engine's RuleSet checks: ``bad_rules``)."""
 
 
-VARIANTS = ("oklahoma", "classic")
-
-
 class RulesSerializer(serializers.Serializer):
     """Output: the RuleSet of a game, every option (RULES.md)."""
 
@@ -87,20 +85,32 @@ class RulesSerializer(serializers.Serializer):
     ace_requires_gin = serializers.BooleanField()
 
 
-class RulesInputSerializer(StrictSerializer):
-    """RuleSet options (RULES.md); omitted fields take the default of the variant. Unknown
-    options: 400 ``bad_rules``."""
+class RulesInputSerializer(CodedFieldMixin, StrictSerializer):
+    """RuleSet options (RULES.md); omitted fields take the default of the variant. An unknown
+    option, a value of the wrong type or out of range, or options that contradict each other
+    (the classic variant with ``knock_limit: "upcard"``; ``spade_doubles`` or ``ace_requires_gin``
+    outside Oklahoma or with a fixed knock limit): 400 ``bad_rules``, the option at fault in
+    ``detail`` (``rules.gin_bonus``)."""
 
     unknown_field_code = "bad_rules"
+    error_code = "bad_rules"
+    error_message = "Invalid rules: an unknown option or a bad value."
 
     variant = StrictChoiceField(choices=VARIANTS, required=False)
     knock_limit = KnockLimitInputField(required=False, allow_null=True)
-    gin_bonus = StrictIntegerField(required=False, help_text="Points (R9.4), default 25.")
-    undercut_bonus = StrictIntegerField(required=False, help_text="Points (R9.3), default 10.")
-    target_score = StrictIntegerField(required=False, help_text="Points (R10.1), default 100.")
+    gin_bonus = StrictIntegerField(required=False, min_value=OPTION_RANGES["gin_bonus"][0],
+                                   max_value=OPTION_RANGES["gin_bonus"][1],
+                                   help_text="Points (R9.4), default 25.")
+    undercut_bonus = StrictIntegerField(required=False, min_value=OPTION_RANGES["undercut_bonus"][0],
+                                        max_value=OPTION_RANGES["undercut_bonus"][1],
+                                        help_text="Points (R9.3), default 10.")
+    target_score = StrictIntegerField(required=False, min_value=OPTION_RANGES["target_score"][0],
+                                      max_value=OPTION_RANGES["target_score"][1],
+                                      help_text="Points (R10.1), default 100.")
     forbid_discarding_drawn_upcard = StrictBooleanField(required=False, help_text="R6.3, default true.")
-    spade_doubles = StrictBooleanField(required=False)
-    ace_requires_gin = StrictBooleanField(required=False)
+    spade_doubles = StrictBooleanField(required=False, help_text="Oklahoma only (house rule), default false.")
+    ace_requires_gin = StrictBooleanField(
+        required=False, help_text="Oklahoma with knock_limit \"upcard\" only (house rule), default false.")
 
 
 class TimeBankInputSerializer(CodedFieldMixin, StrictSerializer):

@@ -40,9 +40,15 @@ class CardParseError(EngineError):
 
 
 class RuleSetError(EngineError):
-    """A rule set (variant or option) is malformed."""
+    """A rule set (variant or option) is malformed. ``field``: the option at fault (``"gin_bonus"``;
+    for options that contradict each other, the one that would have to change), or None when the
+    rule set as a whole is not an object."""
 
     code = "bad_rules"
+
+    def __init__(self, message: str, *, field: str | None = None, **kwargs):
+        super().__init__(message, **kwargs)
+        self.field = field
 
 
 class MalformedAction(EngineError):

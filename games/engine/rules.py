@@ -8,6 +8,9 @@ from .cards import Card
 from .errors import BadArgument, RuleSetError
 
 VARIANTS = ("oklahoma", "classic")
+# The whole-number options' allowed values (points, inclusive): gin_bonus R9.4, undercut_bonus
+# R9.3, target_score R10.1.
+OPTION_RANGES = {"gin_bonus": (0, 1000), "undercut_bonus": (0, 1000), "target_score": (1, 10000)}
 
 
 def _check_upcard(upcard) -> None:
@@ -45,26 +48,28 @@ class RuleSet:
 
     def __post_init__(self):
         if self.variant not in VARIANTS:
-            raise RuleSetError(f"unknown variant {self.variant!r}; expected one of {', '.join(VARIANTS)}")
+            raise RuleSetError(f"unknown variant {self.variant!r}; expected one of {', '.join(VARIANTS)}",
+                               field="variant")
         if self.knock_limit is None:
             object.__setattr__(self, "knock_limit", "upcard" if self.variant == "oklahoma" else 10)
         kl = self.knock_limit
         if kl != "upcard" and not (isinstance(kl, int) and not isinstance(kl, bool) and 0 <= kl <= 10):
-            raise RuleSetError(f"knock_limit must be 'upcard' or a number 0..10, got {kl!r}")
+            raise RuleSetError(f"knock_limit must be 'upcard' or a number 0..10, got {kl!r}", field="knock_limit")
         if self.variant == "classic" and kl == "upcard":
-            raise RuleSetError("the classic variant has a fixed knock limit (R4.4)")
-        for name, lo, hi in (("gin_bonus", 0, 1000), ("undercut_bonus", 0, 1000), ("target_score", 1, 10000)):
+            raise RuleSetError("the classic variant has a fixed knock limit (R4.4)", field="knock_limit")
+        for name, (lo, hi) in OPTION_RANGES.items():
             v = getattr(self, name)
             if not isinstance(v, int) or isinstance(v, bool) or not lo <= v <= hi:
-                raise RuleSetError(f"{name} must be a whole number from {lo} to {hi}, got {v!r}")
+                raise RuleSetError(f"{name} must be a whole number from {lo} to {hi}, got {v!r}", field=name)
         for name in ("forbid_discarding_drawn_upcard", "spade_doubles", "ace_requires_gin"):
             if not isinstance(getattr(self, name), bool):
-                raise RuleSetError(f"{name} must be true or false")
+                raise RuleSetError(f"{name} must be true or false", field=name)
         if self.variant != "oklahoma" and (self.spade_doubles or self.ace_requires_gin):
-            raise RuleSetError("spade_doubles and ace_requires_gin are Oklahoma options")
+            raise RuleSetError("spade_doubles and ace_requires_gin are Oklahoma options",
+                               field="spade_doubles" if self.spade_doubles else "ace_requires_gin")
         if self.ace_requires_gin and kl != "upcard":
             raise RuleSetError(f"ace_requires_gin changes the knock limit set by an ace upcard (R4.4); "
-                               f"with a fixed knock_limit of {kl} it would do nothing")
+                               f"with a fixed knock_limit of {kl} it would do nothing", field="ace_requires_gin")
 
     def knock_limit_for(self, upcard: Card) -> int:
         """The round's knock limit in points given its first upcard (R4.4).
@@ -100,5 +105,5 @@ class RuleSet:
         names = {f.name for f in fields(cls)}
         unknown = sorted(str(k) for k in set(data) - names)
         if unknown:
-            raise RuleSetError(f"unknown rule option(s): {', '.join(unknown)}")
+            raise RuleSetError(f"unknown rule option(s): {', '.join(unknown)}", field=unknown[0])
         return cls(**data)

@@ -81,7 +81,8 @@ def game_create(
         try:
             ruleset = engine.RuleSet.from_dict(rules or {})
         except engine.RuleSetError as exc:
-            raise ServiceError(exc.message, code="bad_rules", rule=exc.rule) from None
+            detail = {f"rules.{exc.field}": [{"code": "invalid", "message": exc.message}]} if exc.field else None
+            raise ServiceError(exc.message, code="bad_rules", rule=exc.rule, detail=detail) from None
         if kind not in GameKind.values:
             raise ServiceError("Unknown kind of game.", code="validation_error")
         if first_dealer is not None and first_dealer not in (0, 1):

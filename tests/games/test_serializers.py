@@ -32,7 +32,8 @@ def test_unknown_top_level_fields_of_a_new_game_are_refused(alice):
                                    {"rules": {"target_score": "50"}}, {"first_dealer": True}])
 def test_integers_must_be_json_integers_when_creating(alice, field):
     r = alice.post("/api/v1/games/new/", {"kind": "ai", **field}, format="json")
-    assert r.status_code == 400 and r.json()["error"]["code"] == "validation_error", r.content
+    code = "bad_rules" if "rules" in field else "validation_error"  # every refusal of rules is bad_rules
+    assert r.status_code == 400 and r.json()["error"]["code"] == code, r.content
     assert Game.objects.count() == 0
 
 
@@ -72,3 +73,44 @@ def test_unknown_top_level_fields_of_an_action_are_refused(alice, game):
     r = alice.post(f"/api/v1/games/{game['id']}/actions/", {"version": game["version"], "action": action},
                    format="json")
     assert r.status_code == 200  # the same action without the stray field is accepted
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("rules, field", [
+    ({"gin_bonus": -1}, "gin_bonus"), ({"gin_bonus": 1001}, "gin_bonus"),
+    ({"undercut_bonus": -5}, "undercut_bonus"), ({"undercut_bonus": 1001}, "undercut_bonus"),
+    ({"target_score": 0}, "target_score"), ({"target_score": 10001}, "target_score"),
+    ({"knock_limit": 11}, "knock_limit"), ({"variant": "poker"}, "variant"),
+    ({"variant": "classic", "knock_limit": "upcard"}, "knock_limit"),
+    ({"variant": "classic", "knock_limit": 10, "spade_doubles": True}, "spade_doubles"),
+    ({"knock_limit": 7, "ace_requires_gin": True}, "ace_requires_gin"),
+])
+def test_every_refused_rule_is_bad_rules_naming_the_option(alice, rules, field):
+    """Out-of-range bonuses and targets (the schema's minimum/maximum: 0..1000 points for the
+    bonuses, 1..10000 for the target), a bad variant or knock limit and contradicting options are
+    all 400 ``bad_rules`` with the option at fault in ``detail``; nothing is written."""
+    r = alice.post("/api/v1/games/new/", {"kind": "ai", "rules": rules}, format="json")
+    assert r.status_code == 400 and r.json()["error"]["code"] == "bad_rules", r.content
+    assert list(r.json()["error"]["detail"]) == [f"rules.{field}"]
+    assert Game.objects.count() == 0
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("rules", [{"gin_bonus": 0, "undercut_bonus": 1000, "target_score": 1},
+                                   {"gin_bonus": 1000, "undercut_bonus": 0, "target_score": 10000}])
+def test_the_ends_of_the_rule_ranges_are_accepted(alice, rules):
+    r = alice.post("/api/v1/games/new/", {"kind": "ai", "rules": rules}, format="json")
+    assert r.status_code == 201, r.content
+    assert {k: r.json()["rules"][k] for k in rules} == rules
+
+
+def test_the_schema_bounds_the_rule_options_as_the_server_does():
+    """A generated client validates what the server would refuse: the schema's bounds of the
+    whole-number rule options are the engine's (RuleSet)."""
+    from drf_spectacular.generators import SchemaGenerator
+
+    from games.engine.rules import OPTION_RANGES
+
+    props = SchemaGenerator().get_schema(request=None, public=True)["components"]["schemas"]["RulesInputRequest"]["properties"]
+    assert {k: (props[k]["minimum"], props[k]["maximum"]) for k in OPTION_RANGES} == {
+        "gin_bonus": (0, 1000), "undercut_bonus": (0, 1000), "target_score": (1, 10000)}

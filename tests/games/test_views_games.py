@@ -49,7 +49,7 @@ def test_only_staff_choose_the_deck(bob, alice):
     r = alice.post("/api/v1/games/new/", {"kind": "invite", "opponent": "bob", "decks": [bad]}, format="json")
     assert_error(r, "bad_deck")
     r = alice.post("/api/v1/games/new/", {"kind": "ai", "rules": {"variant": "poker"}}, format="json")
-    assert r.status_code == 400 and r.json()["error"]["code"] == "validation_error"
+    assert_error(r, "bad_rules")
     r = alice.post("/api/v1/games/new/", {"kind": "ai", "rules": {"variant": "classic", "knock_limit": "upcard"}},
                    format="json")
     assert_error(r, "bad_rules")
