@@ -143,7 +143,8 @@ class RoundResult:
     multiplier); ``hands``: each seat's ten cards at the end; ``knocker_melds``,
     ``knocker_deadwood``; ``defender_melds``, ``defender_deadwood`` (after lay-offs);
     ``lay_offs``: ``(card, knocker_meld_index)``; ``deadwood``: each seat's count in points
-    (the defender's after laying off); ``scores_after``: cumulative scores; ``multiplier``.
+    (the defender's after laying off); ``scores_after``: cumulative scores; ``multiplier``: the
+    round's (2 under spade doubles with a spade first upcard, a wall round's too; 1 otherwise).
     """
 
     number: int
@@ -553,7 +554,7 @@ def _end_round_wall(state, r, events):
         hands=r.hands, discard=None, knocker_melds=(), knocker_deadwood=(),
         defender_melds=(), defender_deadwood=(), lay_offs=(),
         deadwood=(best_arrangement(r.hands[0]).deadwood_count, best_arrangement(r.hands[1]).deadwood_count),
-        knock_limit=r.knock_limit, multiplier=1, scores_after=state.scores,
+        knock_limit=r.knock_limit, multiplier=state.rules.multiplier_for(r.first_upcard), scores_after=state.scores,
     )
     ev = Event("round_ended", None, {"result": result.to_dict()})
     # R3.3: the same dealer deals again

@@ -1,7 +1,7 @@
 """The wall (R8): a drawn round when the stock is down to two cards; the same dealer deals (R3.3)."""
 import pytest
 
-from games.engine import DrawStock, IllegalAction, Knock, PassUpcard, apply, deal, legal_actions
+from games.engine import DrawStock, IllegalAction, Knock, PassUpcard, RuleSet, apply, deal, legal_actions
 
 from .support import deck_for, play, start
 
@@ -9,10 +9,10 @@ KNOCKER = "2C 3C 4C 5D 5H 5S 9C 9D 9H AS"   # seat 1, the non-dealer: could knoc
 OTHER = "AH 3H 7D 8S 10S JC QH KD 4S 2D"    # seat 0, the dealer
 
 
-def to_draw(n):
+def to_draw(n, upcard="JD", rules=None):
     """Both pass, then each player draws from the stock and discards the drawn card, until ``n``
     stock draws have been made; the n-th drawer is left to discard."""
-    state = play(start(KNOCKER, OTHER, "JD"), (1, PassUpcard()), (0, PassUpcard()))
+    state = play(start(KNOCKER, OTHER, upcard, rules=rules), (1, PassUpcard()), (0, PassUpcard()))
     for i in range(n):
         seat = state.to_act
         state, events = apply(state, seat, DrawStock())
@@ -39,6 +39,19 @@ def test_r8_1_discard_leaving_two_in_the_stock_is_a_drawn_round():
     assert res.deadwood == (65, 1)
     state, _ = deal(state, deck_for(KNOCKER, OTHER, "JD"))
     assert state.round.dealer == 0 and state.round.number == 2 and state.to_act == 1
+
+
+@pytest.mark.rule("R8.1")
+@pytest.mark.parametrize("spade_doubles, multiplier", [(True, 2), (False, 1)])
+def test_a_wall_round_reports_the_rounds_multiplier_and_scores_nothing(spade_doubles, multiplier):
+    """Spade doubles with a spade first upcard (JS): the round's multiplier is 2 whether it ends
+    in a knock or at the wall; the wall's result says so (it said 1) and still scores 0 (R8.1)."""
+    state = to_draw(29, "JS", RuleSet(spade_doubles=spade_doubles))
+    drawn = state.round.history[-1].data["card"]
+    state, _ = apply(state, 1, {"type": "discard", "card": drawn})
+    res = state.results[-1]
+    assert (res.outcome, res.points, res.multiplier) == ("wall", 0, multiplier)
+    assert state.scores == (0, 0)
 
 
 @pytest.mark.rule("R8.1")
