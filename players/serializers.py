@@ -19,10 +19,14 @@ from .tokens import GENERATION_CLAIM, token_generation_of, token_is_current
 class RegisterInputSerializer(StrictSerializer):
     """A new account: unknown fields are refused (400 ``validation_error``, ``unknown_field``)."""
 
+    # The reserved prefixes spelled out per letter: the pattern goes into the OpenAPI schema, and
+    # clients check it with ECMAScript-style engines that know no scoped (?i:...) flag.
     username = StrictRegexField(
-        r"^(?!(?i:ai-))[A-Za-z0-9_.-]{3,30}$",
-        help_text="3-30 letters, digits, _ . - (not starting with 'ai-' in any letter case); your "
-        "public player name, unique regardless of letter case.",
+        r"^(?![Aa][Ii]-)(?![Dd][Ee][Ll][Ee][Tt][Ee][Dd]-)[A-Za-z0-9_.-]{3,30}$",
+        help_text="3-30 letters, digits, _ . - (not starting with 'ai-' or 'deleted-' in any letter "
+        "case: reserved for AI players and deleted accounts); your public player name, unique "
+        "regardless of letter case.",
+        error_messages={"invalid": "3-30 letters, digits, _ . -, not starting with 'ai-' or 'deleted-' (reserved)."},
     )
     password = StrictCharField(write_only=True, min_length=8, max_length=128, trim_whitespace=False)
     email = StrictEmailField(required=False, allow_blank=True)

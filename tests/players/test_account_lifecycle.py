@@ -228,11 +228,32 @@ def test_a_refused_account_deletion_writes_nothing(body, code):
     assert bob["client"].get(f"{API}/me/").status_code == 200
 
 
-@pytest.mark.parametrize("name", ["deleted-1", "Deleted-x"])
-def test_the_placeholder_prefix_is_reserved(name):
+@pytest.mark.parametrize("name", ["deleted-1", "Deleted-x", "DELETED-y", "ai-x", "Ai-strong"])
+def test_the_placeholder_and_ai_prefixes_are_reserved(name):
     r = APIClient().post(f"{API}/auth/register/", {"username": name, "password": "correct-horse-42"}, format="json")
     assert r.status_code == 400 and _code(r) == "validation_error"
-    assert r.json()["error"]["message"] == "Names starting with 'deleted-' are reserved."
+    assert [e["code"] for e in r.json()["error"]["detail"]["username"]] == ["invalid"]
+    assert not get_user_model().objects.exists() and not Player.objects.filter(name__iexact=name).exists()
+
+
+@pytest.mark.parametrize("name", ["deletedx", "delete-me", "aim", "ai_x", "xai-"])
+def test_names_near_the_reserved_prefixes_are_free(name):
+    r = APIClient().post(f"{API}/auth/register/", {"username": name, "password": "correct-horse-42"}, format="json")
+    assert r.status_code == 201, r.content
+
+
+def test_the_schemas_username_pattern_is_ecmascript_and_agrees_with_the_server():
+    """The pattern a generated client checks names with has no Python-only syntax (the scoped
+    ``(?i:...)`` flag it used to have breaks JavaScript's RegExp), and accepts and refuses what the
+    server does."""
+    import re
+
+    r = APIClient().get("/api/schema/", HTTP_ACCEPT="application/vnd.oai.openapi+json")
+    pattern = r.json()["components"]["schemas"]["RegisterInputRequest"]["properties"]["username"]["pattern"]
+    assert not re.search(r"\(\?[aiLmsux]|\(\?P|\\[AZ]", pattern), pattern
+    for name, ok in [("deleted-1", False), ("DeLeTeD-2", False), ("AI-x", False), ("deletedx", True),
+                     ("ai_x", True), ("ab", False), ("a" * 30, True), ("a" * 31, False), ("no space", False)]:
+        assert bool(re.fullmatch(pattern, name)) is ok, name
 
 
 def test_the_game_view_and_the_action_answer_carry_server_time():
