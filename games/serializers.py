@@ -12,7 +12,7 @@ from games.engine import CardParseError, MalformedAction
 from games.engine.rules import OPTION_RANGES, VARIANTS
 from okgin_project.errors import ServiceError
 from okgin_project.schema import ErrorSerializer  # noqa: F401  (re-exported: the one error shape)
-from okgin_project.serializers import (AiLevelField, CodedFieldMixin, StrictBooleanField, StrictCharField, StrictChoiceField,
+from okgin_project.serializers import (FIELD_NOT_APPLICABLE, AiLevelField, CodedFieldMixin, StrictBooleanField, StrictCharField, StrictChoiceField,
                                        StrictIntegerField, StrictSerializer)
 from players.models import AiLevel
 from players.services import AI_LEVEL_DEFAULT
@@ -178,6 +178,28 @@ class GameCreateInputSerializer(StrictSerializer):
         required=False, help_text="The result changes both players' Glicko-2 ratings of the variant. Default: "
         "true between people; games against the AI (and on staff decks) are always unrated.",
     )
+
+    # Fields that mean something for one kind of game (or one timeout policy) only: sent with
+    # another, they would be dropped silently, hiding a client's mistake. (Not ai_level: the schema
+    # gives it a default, which generated clients send with every kind.)
+    ONLY_WITH = {"opponent": ("kind", GameKind.INVITE),
+                 "invitation_ttl": ("kind", (GameKind.INVITE, GameKind.OPEN)),
+                 "auto_play_limit": ("timeout_policy", TimeoutPolicy.AUTO_PLAY)}
+
+    def validate(self, attrs):
+        """Refuses (400 ``validation_error``, field error ``not_applicable``) a field sent with a
+        ``kind`` (or ``timeout_policy``) it does not apply to: ``opponent`` outside ``invite``,
+        ``invitation_ttl`` with ``ai``, ``auto_play_limit`` without
+        ``auto_play``. Nothing is written."""
+        errors = {}
+        for name, (key, wanted) in self.ONLY_WITH.items():
+            wanted = wanted if isinstance(wanted, tuple) else (wanted,)
+            if name in self.initial_data and attrs.get(key) not in wanted:
+                errors[name] = [serializers.ErrorDetail(
+                    f"{name} applies only with {key} {' or '.join(wanted)}.", code=FIELD_NOT_APPLICABLE)]
+        if errors:
+            raise serializers.ValidationError(errors)
+        return attrs
 
 
 class ActionSerializer(StrictSerializer):

@@ -27,7 +27,8 @@ from okgin_project.params import IDEMPOTENCY_KEY_PATTERN
 
 class FieldErrorSerializer(serializers.Serializer):
     code = serializers.CharField(help_text='Why the value was refused, e.g. "required", "invalid", '
-                                           '"unknown_field", "not_a_string", "max_length".')
+                                           '"unknown_field", "not_a_string", "max_length", "not_applicable" (a field that does '
+                                           'not apply with the other fields sent).')
     message = serializers.CharField(help_text="The same in English.")
 
 

@@ -114,3 +114,34 @@ def test_the_schema_bounds_the_rule_options_as_the_server_does():
     props = SchemaGenerator().get_schema(request=None, public=True)["components"]["schemas"]["RulesInputRequest"]["properties"]
     assert {k: (props[k]["minimum"], props[k]["maximum"]) for k in OPTION_RANGES} == {
         "gin_bonus": (0, 1000), "undercut_bonus": (0, 1000), "target_score": (1, 10000)}
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("body, field", [
+    ({"kind": "ai", "opponent": "bob"}, "opponent"),
+    ({"kind": "open", "opponent": "bob"}, "opponent"),
+    ({"kind": "ai", "invitation_ttl": 3600}, "invitation_ttl"),
+    ({"kind": "ai", "auto_play_limit": 2}, "auto_play_limit"),
+    ({"kind": "ai", "timeout_policy": "forfeit", "auto_play_limit": 2}, "auto_play_limit"),
+])
+def test_a_field_that_does_not_apply_is_refused_not_dropped(alice, bob, body, field):
+    """``opponent`` only invites, ``invitation_ttl`` needs an invitation or open challenge,
+    ``auto_play_limit`` needs ``timeout_policy: auto_play``: sent otherwise, 400 naming the field
+    (it used to be dropped silently); nothing is written."""
+    r = alice.post("/api/v1/games/new/", body, format="json")
+    assert r.status_code == 400 and r.json()["error"]["code"] == "validation_error", r.content
+    detail = r.json()["error"]["detail"]
+    assert list(detail) == [field] and [e["code"] for e in detail[field]] == ["not_applicable"]
+    assert Game.objects.count() == 0
+
+
+@pytest.mark.django_db
+def test_the_fields_are_taken_where_they_apply(alice, bob):
+    r = alice.post("/api/v1/games/new/", {"kind": "invite", "opponent": "bob", "invitation_ttl": 3600,
+                                          "timeout_policy": "auto_play", "auto_play_limit": 2}, format="json")
+    assert r.status_code == 201, r.content
+    game = Game.objects.get()
+    assert (game.player1.name, game.auto_play_limit) == ("bob", 2)
+    # ai_level has a default in the schema, which generated clients send with every kind: accepted
+    r = alice.post("/api/v1/games/new/", {"kind": "open", "ai_level": "strong"}, format="json")
+    assert r.status_code == 201, r.content
