@@ -1,7 +1,9 @@
 """Filters of "my games" (django-filter). Filters that depend on the viewer read ``request.user``."""
+import re
 from datetime import datetime, timezone
 
 import django_filters
+from django.core.exceptions import ValidationError
 from django.core.validators import RegexValidator
 from drf_spectacular.utils import OpenApiParameter
 from django.db.models import Q
@@ -12,14 +14,25 @@ from players.selectors import player_find_by_name
 from .models import Game, GameStatus
 
 
+# RFC 3339's date-time (the schema's format "date-time"): a full date, a time and an offset.
+RFC3339_DATE_TIME = re.compile(r"\d{4}-\d{2}-\d{2}[Tt]\d{2}:\d{2}:\d{2}(?:\.\d{1,6})?(?:[Zz]|[+-]\d{2}:\d{2})")
+
+
 class UtcIsoDateTimeField(IsoDateTimeField):
-    """An ISO 8601 date-time as an instant in UTC. One that does not exist in UTC
-    (``0001-01-01T00:00:00+14:00`` is before its first instant, ``9999-12-31T23:59:59-14:00`` after
-    its last) is the first or last instant there is: a valid date-time (the schema's format) is
-    never refused, and SQLite's adapter never overflows (it answered 500)."""
+    """An RFC 3339 date-time as an instant in UTC. A date alone or a time without an offset
+    (``2026-12-01``, ``2026-12-01T10:00:00``: which instant is meant depends on a time zone the
+    request does not say) is refused, 400 ``validation_error`` (it was read in the server's zone).
+    One that does not exist in UTC (``0001-01-01T00:00:00+14:00`` is before its first instant,
+    ``9999-12-31T23:59:59-14:00`` after its last) is the first or last instant there is: a valid
+    date-time (the schema's format) is never refused, and SQLite's adapter never overflows (it
+    answered 500)."""
+
+    default_error_messages = {"rfc3339": "Enter an RFC 3339 date-time with an offset, e.g. 2026-12-01T00:00:00Z."}
 
     def to_python(self, value):
-        value = super().to_python(value)
+        if value not in self.empty_values and not (isinstance(value, str) and RFC3339_DATE_TIME.fullmatch(value)):
+            raise ValidationError(self.error_messages["rfc3339"], code="invalid")
+        value = super().to_python(value.upper() if isinstance(value, str) else value)  # RFC 3339's t and z
         if value is not None and value.tzinfo is not None:
             try:
                 value = value.astimezone(timezone.utc)

@@ -36,3 +36,25 @@ def test_the_lists_take_a_date_outside_utc(alice, name, moment, kept):
     r = alice.get("/api/v1/games/", {name: moment})
     assert r.status_code == 200 and len(r.json()["results"]) == kept
     assert alice.get("/api/v1/players/alice/games.ndjson", {name: moment}).status_code == 200
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("moment", ["2026-12-01", "2026-12-01T10:00:00", "2026-12-01 10:00:00Z",
+                                    "2026-12-01T10:00Z", "20261201T100000Z", "yesterday"])
+def test_a_date_time_without_an_offset_or_not_rfc_3339_is_refused(alice, moment):
+    """The schema says RFC 3339 date-time: a date alone or a local time (no offset) names no
+    instant; 400 validation_error naming the filter, on the list and the NDJSON export."""
+    r = alice.get("/api/v1/games/", {"created_after": moment})
+    assert r.status_code == 400 and r.json()["error"]["code"] == "validation_error", r.content
+    assert list(r.json()["error"]["detail"]) == ["created_after"]
+    r = alice.get("/api/v1/players/alice/games.ndjson", {"finished_before": moment})
+    assert r.status_code == 400
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("moment, kept", [("2000-01-01T00:00:00Z", 1), ("2000-01-01t00:00:00.5+05:30", 1),
+                                          ("9000-01-01T00:00:00z", 0), ("9000-01-01T00:00:00.123456-01:00", 0)])
+def test_rfc_3339_date_times_are_taken(alice, moment, kept):
+    alice.post("/api/v1/games/new/", {"kind": "ai", "ai_level": "random"}, format="json")
+    r = alice.get("/api/v1/games/", {"created_after": moment})
+    assert r.status_code == 200 and len(r.json()["results"]) == kept, r.content
