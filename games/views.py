@@ -61,11 +61,18 @@ class GameCreateApi(APIView):
         summary="Create a game against the AI, invite a named player, or post an open challenge.",
     )
     def post(self, request):
-        data = GameCreateInputSerializer(data=request.data)
-        data.is_valid(raise_exception=True)
         player = player_for_user(user=request.user)
+
+        def perform() -> StoredResponse:
+            # Validated after the Idempotency-Key's lookup: a retry gets the first answer even if
+            # the body would now be refused (a deploy in between), and a reused key is 422 whatever
+            # is wrong with the new body.
+            data = GameCreateInputSerializer(data=request.data)
+            data.is_valid(raise_exception=True)
+            return self._create(request, player, data.validated_data)
+
         result = run_idempotent(request, player=player, operation="game_create", request=request.data,
-                                perform=lambda: self._create(request, player, data.validated_data))
+                                perform=perform)
         location = reverse("game-detail", kwargs={"game_id": result.body["id"]}, request=request)
         return replayed_response(result.body, result, location=location)
 

@@ -97,11 +97,13 @@ class WebhookListCreateApi(APIView):
                    summary="Register a URL to receive your events as signed POSTs; the secret is shown once "
                    "(and to a retry with the same Idempotency-Key).")
     def post(self, request):
-        data = WebhookCreateInputSerializer(data=request.data)
-        data.is_valid(raise_exception=True)
         player = player_for_user(user=request.user)
 
         def perform() -> StoredResponse:
+            # Validated after the Idempotency-Key's lookup (as game_create): a retry gets the first
+            # answer, a reused key is 422 whatever is wrong with the new body.
+            data = WebhookCreateInputSerializer(data=request.data)
+            data.is_valid(raise_exception=True)
             endpoint = services.webhook_create(player=player, url=data.validated_data["url"])
             return StoredResponse(status=http.HTTP_201_CREATED, body={**webhook_dict(endpoint), "secret": endpoint.secret})
 

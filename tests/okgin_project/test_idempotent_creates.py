@@ -36,6 +36,33 @@ def test_a_retried_game_create_returns_the_first_game(alice, bob):
     # A failed create is not stored: the retry runs it again (and fails again the same way).
     assert _post(alice, "/api/v1/games/new/", {"kind": "invite", "opponent": "nobody"}, key="k-2").status_code == 404
     assert not IdempotencyRecord.objects.filter(key="k-2").exists()
+    # The key is looked up before the body is validated: a reused key with a body the server
+    # refuses is 422 too (it was 400), and nothing is created.
+    other = _post(alice, "/api/v1/games/new/", {"kind": "open", "rules": {"gin_bonus": 5000}})
+    assert other.status_code == 422 and other.json()["error"]["code"] == "idempotency_key_reused"
+    assert Game.objects.count() == 2
+
+
+@pytest.mark.django_db
+def test_a_retry_gets_the_stored_answer_even_if_its_body_is_now_refused(alice, bob):
+    """A create answered before a deploy that refuses its body (here: ``opponent`` with an open
+    challenge, accepted before 2026-12-06) replays its first answer to a retry with the same key
+    and body, instead of 400: the record stands for the first answer for its lifetime."""
+    from games.idempotency import idempotency_store, StoredResponse
+    from players.models import Player
+
+    body = {"kind": "open", "opponent": "bob"}
+    first = _post(alice, "/api/v1/games/new/", {"kind": "open"}, key="k-9")
+    assert first.status_code == 201
+    IdempotencyRecord.objects.filter(key="k-9").delete()  # stand in the record the old server kept
+    idempotency_store(player=Player.objects.get(name="alice"), operation="game_create", game_id=None, key="k-9",
+                      request=body, response=StoredResponse(status=201, body=first.json()))
+    again = _post(alice, "/api/v1/games/new/", body, key="k-9")
+    assert again.status_code == 201 and again["Idempotent-Replayed"] == "true" and again.json() == first.json()
+    assert Game.objects.count() == 1
+    # Without the key the same body is refused: it is the record that answers.
+    r = alice.post("/api/v1/games/new/", body, format="json")
+    assert r.status_code == 400 and Game.objects.count() == 1
 
 
 @pytest.mark.django_db
