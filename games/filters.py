@@ -1,6 +1,6 @@
 """Filters of "my games" (django-filter). Filters that depend on the viewer read ``request.user``."""
 import re
-from datetime import datetime, timezone
+from datetime import datetime, timedelta, timezone
 
 import django_filters
 from django.core.exceptions import ValidationError
@@ -14,32 +14,65 @@ from players.selectors import player_find_by_name
 from .models import Game, GameStatus
 
 
-# RFC 3339's date-time (the schema's format "date-time"): a full date, a time and an offset.
-RFC3339_DATE_TIME = re.compile(r"\d{4}-\d{2}-\d{2}[Tt]\d{2}:\d{2}:\d{2}(?:\.\d{1,6})?(?:[Zz]|[+-]\d{2}:\d{2})")
+# RFC 3339's date-time (section 5.6; the schema's format "date-time"): a full date, a time with any
+# number of fraction digits, and Z or an offset. ASCII digits only.
+RFC3339_DATE_TIME = re.compile(
+    r"(?P<year>[0-9]{4})-(?P<month>[0-9]{2})-(?P<day>[0-9]{2})[Tt]"
+    r"(?P<hour>[0-9]{2}):(?P<minute>[0-9]{2}):(?P<second>[0-9]{2})(?:\.(?P<fraction>[0-9]{1,64}))?"
+    r"(?:[Zz]|(?P<sign>[+-])(?P<offset_hour>[0-9]{2}):(?P<offset_minute>[0-9]{2}))")
+_FIRST, _LAST = datetime.min.replace(tzinfo=timezone.utc), datetime.max.replace(tzinfo=timezone.utc)
+
+
+def rfc3339_instant(text: str) -> datetime | None:
+    """The instant (an aware ``datetime`` in UTC) an RFC 3339 date-time names, or None when
+    ``text`` is not one (a date alone, no offset, a space for ``T``, month 13, February 30, hour 24,
+    an offset beyond 23:59, non-ASCII digits). Fractions are cut to microseconds; a leap second
+    (``:60``) is the last microsecond before the next minute; an instant outside what ``datetime``
+    holds (year 0000, ``0001-01-01T00:00:00+14:00``, ``9999-12-31T23:59:59-14:00``) is the first or
+    last instant there is."""
+    m = RFC3339_DATE_TIME.fullmatch(text)
+    if m is None:
+        return None
+    year, second = int(m["year"]), int(m["second"])
+    offset = timedelta(0)
+    if m["sign"]:
+        oh, om = int(m["offset_hour"]), int(m["offset_minute"])
+        if oh > 23 or om > 59:
+            return None
+        offset = timedelta(hours=oh, minutes=om) * (1 if m["sign"] == "+" else -1)
+    micro = int((m["fraction"] or "0")[:6].ljust(6, "0"))
+    if second == 60:
+        second, micro = 59, 999999
+    try:
+        local = datetime(max(year, 1), int(m["month"]), int(m["day"]), int(m["hour"]), int(m["minute"]), second,
+                         micro, tzinfo=timezone.utc)
+    except ValueError:
+        return None
+    if year == 0:
+        return _FIRST
+    try:
+        return local - offset
+    except OverflowError:
+        return _FIRST if offset > timedelta(0) else _LAST
 
 
 class UtcIsoDateTimeField(IsoDateTimeField):
-    """An RFC 3339 date-time as an instant in UTC. A date alone or a time without an offset
-    (``2026-12-01``, ``2026-12-01T10:00:00``: which instant is meant depends on a time zone the
-    request does not say) is refused, 400 ``validation_error`` (it was read in the server's zone).
-    One that does not exist in UTC (``0001-01-01T00:00:00+14:00`` is before its first instant,
-    ``9999-12-31T23:59:59-14:00`` after its last) is the first or last instant there is: a valid
-    date-time (the schema's format) is never refused, and SQLite's adapter never overflows (it
-    answered 500)."""
+    """An RFC 3339 date-time as an instant in UTC (``rfc3339_instant``). Anything else, a date
+    alone or a time without an offset included (``2026-12-01``, ``2026-12-01T10:00:00``: which
+    instant is meant depends on a time zone the request does not say), is refused, 400
+    ``validation_error`` (it was read in the server's zone). A valid date-time (the schema's
+    format) is never refused: one that does not exist in UTC is the first or last instant there
+    is, so SQLite's adapter never overflows (it answered 500)."""
 
     default_error_messages = {"rfc3339": "Enter an RFC 3339 date-time with an offset, e.g. 2026-12-01T00:00:00Z."}
 
     def to_python(self, value):
-        if value not in self.empty_values and not (isinstance(value, str) and RFC3339_DATE_TIME.fullmatch(value)):
+        if value in self.empty_values:
+            return None
+        instant = rfc3339_instant(value) if isinstance(value, str) else None
+        if instant is None:
             raise ValidationError(self.error_messages["rfc3339"], code="invalid")
-        value = super().to_python(value.upper() if isinstance(value, str) else value)  # RFC 3339's t and z
-        if value is not None and value.tzinfo is not None:
-            try:
-                value = value.astimezone(timezone.utc)
-            except OverflowError:
-                edge = datetime.min if value.year == 1 else datetime.max
-                value = edge.replace(tzinfo=timezone.utc)
-        return value
+        return instant
 
 
 PLAYER_NAME_PATTERN = r"^[A-Za-z0-9_.-]{3,30}$"  # a person's username or an AI's ai-<level>
