@@ -6,6 +6,7 @@ only a JSON integer, and a serializer refuses fields it does not know (``unknown
 """
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 
 from rest_framework import serializers
@@ -32,7 +33,21 @@ class StrictCharField(_StringOnly, serializers.CharField):
 
 
 class StrictRegexField(_StringOnly, serializers.RegexField):
+    """A string that matches ``regex`` as a whole, as a client's ECMAScript check of the schema's
+    ``pattern`` does: Python's ``$`` also matches before a final newline, so ``"bob\\n"`` passed
+    ``^[a-z]{3}$`` (with ``trim_whitespace=False``); here it is ``invalid``."""
+
     default_error_messages = _NOT_A_STRING
+
+    def __init__(self, regex, **kwargs):
+        super().__init__(regex, **kwargs)
+        self._whole = re.compile(regex) if isinstance(regex, str) else regex
+
+    def to_internal_value(self, data):
+        value = super().to_internal_value(data)
+        if self._whole.fullmatch(value) is None:
+            self.fail("invalid")
+        return value
 
 
 class StrictEmailField(_StringOnly, serializers.EmailField):

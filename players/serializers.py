@@ -27,6 +27,7 @@ class RegisterInputSerializer(StrictSerializer):
         "case: reserved for AI players and deleted accounts); your public player name, unique "
         "regardless of letter case.",
         error_messages={"invalid": "3-30 letters, digits, _ . -, not starting with 'ai-' or 'deleted-' (reserved)."},
+        trim_whitespace=False,  # checked as sent, as the schema's pattern checks it: " bob" is refused
     )
     password = StrictCharField(write_only=True, min_length=8, max_length=128, trim_whitespace=False)
     email = StrictEmailField(required=False, allow_blank=True)

@@ -228,7 +228,8 @@ def test_a_refused_account_deletion_writes_nothing(body, code):
     assert bob["client"].get(f"{API}/me/").status_code == 200
 
 
-@pytest.mark.parametrize("name", ["deleted-1", "Deleted-x", "DELETED-y", "ai-x", "Ai-strong"])
+@pytest.mark.parametrize("name", ["deleted-1", "Deleted-x", "DELETED-y", "ai-x", "Ai-strong",
+                                  " abcw", "abcq\n", "abc\t", "\nabcz"])  # not trimmed into a name
 def test_the_placeholder_and_ai_prefixes_are_reserved(name):
     r = APIClient().post(f"{API}/auth/register/", {"username": name, "password": "correct-horse-42"}, format="json")
     assert r.status_code == 400 and _code(r) == "validation_error"
