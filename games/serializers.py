@@ -190,11 +190,11 @@ class GameCreateInputSerializer(StrictSerializer):
         """Refuses (400 ``validation_error``, field error ``not_applicable``) a field sent with a
         ``kind`` (or ``timeout_policy``) it does not apply to: ``opponent`` outside ``invite``,
         ``invitation_ttl`` with ``ai``, ``auto_play_limit`` without
-        ``auto_play``. Nothing is written."""
+        ``auto_play``; null counts as not sent (``invitation_ttl`` is nullable). Nothing is written."""
         errors = {}
         for name, (key, wanted) in self.ONLY_WITH.items():
             wanted = wanted if isinstance(wanted, tuple) else (wanted,)
-            if name in self.initial_data and attrs.get(key) not in wanted:
+            if self.initial_data.get(name) is not None and attrs.get(key) not in wanted:  # null: not sent
                 errors[name] = [serializers.ErrorDetail(
                     f"{name} applies only with {key} {' or '.join(wanted)}.", code=FIELD_NOT_APPLICABLE)]
         if errors:

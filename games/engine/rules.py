@@ -13,6 +13,16 @@ VARIANTS = ("oklahoma", "classic")
 OPTION_RANGES = {"gin_bonus": (0, 1000), "undercut_bonus": (0, 1000), "target_score": (1, 10000)}
 
 
+def _cut(text: str) -> str:
+    """``text`` for an error message, cut to 40 characters (a request may send megabytes)."""
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
+def _shown(value) -> str:
+    """``repr(value)``, cut (``_cut``)."""
+    return _cut(repr(value))
+
+
 def _check_upcard(upcard) -> None:
     if type(upcard) is not Card:
         raise BadArgument(f"upcard must be a Card, got {upcard!r}")
@@ -48,19 +58,19 @@ class RuleSet:
 
     def __post_init__(self):
         if self.variant not in VARIANTS:
-            raise RuleSetError(f"unknown variant {self.variant!r}; expected one of {', '.join(VARIANTS)}",
+            raise RuleSetError(f"unknown variant {_shown(self.variant)}; expected one of {', '.join(VARIANTS)}",
                                field="variant")
         if self.knock_limit is None:
             object.__setattr__(self, "knock_limit", "upcard" if self.variant == "oklahoma" else 10)
         kl = self.knock_limit
         if kl != "upcard" and not (isinstance(kl, int) and not isinstance(kl, bool) and 0 <= kl <= 10):
-            raise RuleSetError(f"knock_limit must be 'upcard' or a number 0..10, got {kl!r}", field="knock_limit")
+            raise RuleSetError(f"knock_limit must be 'upcard' or a number 0..10, got {_shown(kl)}", field="knock_limit")
         if self.variant == "classic" and kl == "upcard":
             raise RuleSetError("the classic variant has a fixed knock limit (R4.4)", field="knock_limit")
         for name, (lo, hi) in OPTION_RANGES.items():
             v = getattr(self, name)
             if not isinstance(v, int) or isinstance(v, bool) or not lo <= v <= hi:
-                raise RuleSetError(f"{name} must be a whole number from {lo} to {hi}, got {v!r}", field=name)
+                raise RuleSetError(f"{name} must be a whole number from {lo} to {hi}, got {_shown(v)}", field=name)
         for name in ("forbid_discarding_drawn_upcard", "spade_doubles", "ace_requires_gin"):
             if not isinstance(getattr(self, name), bool):
                 raise RuleSetError(f"{name} must be true or false", field=name)
@@ -100,10 +110,10 @@ class RuleSet:
         if data is None:
             data = {}
         if not isinstance(data, dict):
-            raise RuleSetError(f"rules must be a JSON object, got {data!r}")
+            raise RuleSetError(f"rules must be a JSON object, got {_shown(data)}")
         data = dict(data)
         names = {f.name for f in fields(cls)}
         unknown = sorted(str(k) for k in set(data) - names)
         if unknown:
-            raise RuleSetError(f"unknown rule option(s): {', '.join(unknown)}", field=unknown[0])
+            raise RuleSetError(f"unknown rule option(s): {_cut(', '.join(unknown))}", field=unknown[0])
         return cls(**data)

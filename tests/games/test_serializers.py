@@ -142,6 +142,19 @@ def test_the_fields_are_taken_where_they_apply(alice, bob):
     assert r.status_code == 201, r.content
     game = Game.objects.get()
     assert (game.player1.name, game.auto_play_limit) == ("bob", 2)
+    # null is "not sent" (the schema makes invitation_ttl nullable)
+    r = alice.post("/api/v1/games/new/", {"kind": "ai", "invitation_ttl": None}, format="json")
+    assert r.status_code == 201, r.content
     # ai_level has a default in the schema, which generated clients send with every kind: accepted
     r = alice.post("/api/v1/games/new/", {"kind": "open", "ai_level": "strong"}, format="json")
     assert r.status_code == 201, r.content
+
+
+@pytest.mark.django_db
+def test_a_huge_refused_rule_value_is_not_echoed_back(alice):
+    """A 200,000-character knock_limit is refused (bad_rules) with a message of a few dozen
+    characters, not the value twice over (message and detail)."""
+    r = alice.post("/api/v1/games/new/", {"kind": "ai", "rules": {"knock_limit": "x" * 200_000}}, format="json")
+    assert r.status_code == 400 and r.json()["error"]["code"] == "bad_rules"
+    assert len(r.content) < 1000 and list(r.json()["error"]["detail"]) == ["rules.knock_limit"]
+    assert Game.objects.count() == 0
