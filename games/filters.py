@@ -9,6 +9,7 @@ from drf_spectacular.utils import OpenApiParameter
 from django.db.models import Q
 from django_filters.fields import IsoDateTimeField
 
+from okgin_project.serializers import FIELD_INVALID
 from players.selectors import player_find_by_name
 
 from .models import Game, GameStatus
@@ -71,7 +72,7 @@ class UtcIsoDateTimeField(IsoDateTimeField):
             return None
         instant = rfc3339_instant(value) if isinstance(value, str) else None
         if instant is None:
-            raise ValidationError(self.error_messages["rfc3339"], code="invalid")
+            raise ValidationError(self.error_messages["rfc3339"], code=FIELD_INVALID)
         return instant
 
 
