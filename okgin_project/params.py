@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 
 from okgin_project.errors import ServiceError
+from okgin_project.serializers import FIELD_REPEATED
 
 _DIGITS = re.compile(r"[0-9]{1,10}")
 # Printable ASCII, not starting or ending with a space (HTTP drops those: the key would change).
@@ -59,12 +60,19 @@ def idempotency_key_header(request) -> str | None:
 def query_params_check(request, known) -> None:
     """400 ``validation_error`` when the query has a parameter not in ``known`` (field error
     ``unknown_field`` for each: a misspelt filter would otherwise be ignored, the whole list instead
-    of what was asked) or an empty one (``?status=`` is neither a status nor no filter)."""
+    of what was asked), one given more than once (field error ``repeated``: ``?status=active&status=
+    ended`` would be read as its last value) or an empty one (``?status=`` is neither a status nor no
+    filter)."""
     unknown = sorted(k for k in request.query_params if k not in known)
     if unknown:
         raise ServiceError(f"Unknown query parameter(s): {', '.join(unknown)}.", code="validation_error",
                            detail={k: [{"code": "unknown_field", "message": "Unknown query parameter."}]
                                    for k in unknown})
+    repeated = sorted(k for k in request.query_params if len(request.query_params.getlist(k)) > 1)
+    if repeated:  # every parameter takes one value; the last of several would win silently
+        raise ServiceError(f"Repeated query parameter(s): {', '.join(repeated)}.", code="validation_error",
+                           detail={k: [{"code": FIELD_REPEATED, "message": "Give this parameter once."}]
+                                   for k in repeated})
     empty = sorted(k for k, v in request.query_params.items() if v == "")
     if empty:
         raise ServiceError(f"Empty query parameter(s): {', '.join(empty)}.", code="validation_error")

@@ -28,7 +28,8 @@ from okgin_project.params import IDEMPOTENCY_KEY_PATTERN
 class FieldErrorSerializer(serializers.Serializer):
     code = serializers.CharField(help_text='Why the value was refused, e.g. "required", "invalid", '
                                            '"unknown_field", "not_a_string", "max_length", "not_applicable" (a field that does '
-                                           'not apply with the other fields sent).')
+                                           'not apply with the other fields sent), "repeated" (a query '
+                                           'parameter given twice).')
     message = serializers.CharField(help_text="The same in English.")
 
 

@@ -26,6 +26,7 @@ class _StringOnly:
 _NOT_A_STRING = {"not_a_string": "Must be a JSON string."}
 FIELD_UNKNOWN = "unknown_field"  # a field error code (FieldError.code), not an error code
 FIELD_INVALID = "invalid"  # a field error code: a value of the right type the field refuses (Django's)
+FIELD_REPEATED = "repeated"  # a field error code: a query parameter given more than once
 FIELD_NOT_APPLICABLE = "not_applicable"  # a field error code: the field does not apply with the others
 
 

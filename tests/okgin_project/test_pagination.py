@@ -168,6 +168,11 @@ def test_every_list_refuses_an_unknown_query_parameter(alice, url):
     r = alice.get(url, {**own, "stauts": "active"})
     assert_error(r, "validation_error")
     assert r.json()["error"]["detail"] == {"stauts": [{"code": "unknown_field", "message": "Unknown query parameter."}]}
+    # A parameter given twice is refused, not read as its last value.
+    name, value = next(iter({**own, "limit": "5"}.items()))
+    r = alice.get(f"{url}?{name}={value}&{name}={value}")
+    assert_error(r, "validation_error")
+    assert r.json()["error"]["detail"] == {name: [{"code": "repeated", "message": "Give this parameter once."}]}
 
 
 @pytest.mark.django_db
