@@ -286,3 +286,17 @@ def test_a_password_is_kept_exactly_as_typed_spaces_included():
     assert r.status_code in (200, 204), r.content
     user.refresh_from_db()
     assert user.check_password(" another-horse-7 ")
+
+
+@pytest.mark.parametrize("password", [" " * 8, "\t" * 12, " \n " * 5])
+def test_a_password_of_whitespace_only_is_refused(password):
+    r = APIClient().post(f"{API}/auth/register/", {"username": "blank", "password": password}, format="json")
+    assert r.status_code == 400 and _code(r) == "validation_error"
+    assert "password_only_whitespace" in [e["code"] for e in r.json()["error"]["detail"]["password"]]
+    assert not get_user_model().objects.exists() and not Player.objects.exists()
+    a = _signup("blanker")
+    r = a["client"].post(f"{API}/me/password/", {"current_password": a["password"], "new_password": password},
+                         format="json")
+    assert r.status_code == 400 and _code(r) == "validation_error"
+    user = get_user_model().objects.get(username="blanker")
+    assert user.check_password(a["password"])
