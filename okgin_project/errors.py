@@ -89,6 +89,16 @@ class Forbidden(ServiceError):
     default_message = "You may not do this."
 
 
+class CompactJsonResponse(JsonResponse):
+    """``JsonResponse`` written as DRF's renderer writes JSON (no spaces after ``,`` and ``:``), so
+    an error answered outside DRF (an unknown URL, a middleware's refusal, a 500 or 503) has the
+    same bytes as one answered by a view."""
+
+    def __init__(self, data, **kwargs):
+        kwargs.setdefault("json_dumps_params", {"separators": (",", ":")})
+        super().__init__(data, **kwargs)
+
+
 def error_body(code: str, message: str, *, rule: str | None = None, detail: Any = None) -> dict:
     """Build the one error shape ``{"error": {"code", "message", "rule"?, "detail"?}}``."""
     error: dict[str, Any] = {"code": code, "message": message}
@@ -269,20 +279,20 @@ def exception_handler(exc: Exception, context: dict) -> Response | None:
 
 
 @csrf_exempt
-def json_404(request, exception=None) -> JsonResponse:
+def json_404(request, exception=None) -> CompactJsonResponse:
     """Django ``handler404`` and every unknown URL under ``/api/``: 404 in the error shape, for any
     method (exempt from CSRF, which would otherwise answer an unknown POST with 403)."""
-    return JsonResponse(error_body("not_found", "Not found."), status=404)
+    return CompactJsonResponse(error_body("not_found", "Not found."), status=404)
 
 
-def json_500(request) -> JsonResponse:
+def json_500(request) -> CompactJsonResponse:
     """Django ``handler500``: the error shape, no details (a 500 is a bug, logged server-side).
 
     Django calls it while handling the exception, so a database outage met outside a view (in a
     middleware, the session, the admin) still answers 503 ``database_unavailable``."""
     retryable = retryable_error(sys.exc_info()[1])
     if retryable is not None:
-        response = JsonResponse(retryable[0], status=503)
+        response = CompactJsonResponse(retryable[0], status=503)
         response["Retry-After"] = retryable[1]
         return response
-    return JsonResponse(error_body("server_error", "Internal server error."), status=500)
+    return CompactJsonResponse(error_body("server_error", "Internal server error."), status=500)

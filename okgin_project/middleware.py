@@ -16,9 +16,8 @@ import re
 from django.conf import settings
 from django.core.exceptions import RequestDataTooBig
 from django.db import DataError
-from django.http import JsonResponse
 
-from okgin_project.errors import error_body, retryable_error
+from okgin_project.errors import CompactJsonResponse, error_body, retryable_error
 
 logger = logging.getLogger("okgin.api")
 _CONTROL = re.compile(r"[\x00-\x1f\x7f]")
@@ -50,19 +49,19 @@ class ApiErrorsMiddleware:
         if _CONTROL.search(request.path_info) or _CONTROL.search(request.META.get("QUERY_STRING", "")) or any(
             _CONTROL.search(v) for values in request.GET.lists() for v in values[1]
         ):
-            return JsonResponse(error_body("validation_error", "Control characters are not allowed in the URL."),
+            return CompactJsonResponse(error_body("validation_error", "Control characters are not allowed in the URL."),
                                 status=400)
         try:
             too_large = int(request.META.get("CONTENT_LENGTH") or 0) > settings.OKGIN_MAX_BODY_BYTES
         except ValueError:
             too_large = False
         if too_large:
-            return JsonResponse(error_body("payload_too_large", "The request body is larger than "
+            return CompactJsonResponse(error_body("payload_too_large", "The request body is larger than "
                                            f"{settings.OKGIN_MAX_BODY_BYTES} bytes."), status=413)
         response = self.get_response(request)
         if response.status_code >= 400 and not response.get("Content-Type", "").startswith("application/json"):
             code, message = _BY_STATUS.get(response.status_code, ("server_error", "Internal server error."))
-            replacement = JsonResponse(error_body(code, message), status=response.status_code)
+            replacement = CompactJsonResponse(error_body(code, message), status=response.status_code)
             for header in ("Retry-After", "Allow", "WWW-Authenticate"):
                 if header in response:
                     replacement[header] = response[header]
@@ -74,12 +73,12 @@ class ApiErrorsMiddleware:
             return None
         retryable = retryable_error(exception)
         if retryable is not None:
-            response = JsonResponse(retryable[0], status=503)
+            response = CompactJsonResponse(retryable[0], status=503)
             response["Retry-After"] = retryable[1]
             return response
         if isinstance(exception, RequestDataTooBig):
-            return JsonResponse(error_body(*_BY_STATUS[413]), status=413)
+            return CompactJsonResponse(error_body(*_BY_STATUS[413]), status=413)
         if isinstance(exception, DataError):
-            return JsonResponse(error_body("validation_error", "Invalid input."), status=400)
+            return CompactJsonResponse(error_body("validation_error", "Invalid input."), status=400)
         logger.error("unhandled error on %s %s", request.method, request.path, exc_info=exception)
-        return JsonResponse(error_body("server_error", "Internal server error."), status=500)
+        return CompactJsonResponse(error_body("server_error", "Internal server error."), status=500)
