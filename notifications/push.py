@@ -104,7 +104,8 @@ def device_register(*, player: Player, platform: str, registration_id: str, name
     reactivated and, if another account had it, moved to ``player`` (its undelivered pushes are
     dropped). Returns ``(platform, device, created)``. Raises ``ServiceError`` (400
     ``bad_platform``, ``bad_registration_id``, ``validation_error``), ``Conflict`` (409
-    ``too_many_devices``: ``OKGIN_PUSH_DEVICES_PER_PLAYER``). Nothing is written when it raises.
+    ``too_many_devices``: ``OKGIN_PUSH_DEVICES_PER_PLAYER``, for a new device and for one moving
+    from another account alike). Nothing is written when it raises.
     """
     with transaction.atomic():
         _validate(platform, registration_id, keys, browser)
@@ -116,8 +117,12 @@ def device_register(*, player: Player, platform: str, registration_id: str, name
         device = model.objects.select_for_update().filter(**lookup).order_by("pk").first()
         extra = ({"p256dh": keys["p256dh"], "auth": keys["auth"], "browser": browser or "CHROME"}
                  if platform == "webpush" else {})
+        mine = device is not None and device.user_id == player.user_id
+        if not mine and devices_count(player=player) >= settings.OKGIN_PUSH_DEVICES_PER_PLAYER:
+            # a new device, or one moving here from another account: either adds one to the count
+            raise Conflict("You have registered the maximum number of devices.", code="too_many_devices")
         if device is not None:
-            if device.user_id != player.user_id:
+            if not mine:
                 _undelivered_drop(platform=platform, device=device, reason="device_moved")
                 device.user_id = player.user_id
             device.name = name or device.name
@@ -126,8 +131,6 @@ def device_register(*, player: Player, platform: str, registration_id: str, name
                 setattr(device, field, value)
             device.save()
             return platform, device, False
-        if devices_count(player=player) >= settings.OKGIN_PUSH_DEVICES_PER_PLAYER:
-            raise Conflict("You have registered the maximum number of devices.", code="too_many_devices")
         device = model.objects.create(user_id=player.user_id, name=name, active=True, **lookup, **extra)
         return platform, device, True
 

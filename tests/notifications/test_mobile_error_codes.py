@@ -32,6 +32,30 @@ def test_device_registration_errors(bob, settings):
     assert_error(bob.post(f"{API}/devices/", {"platform": "apns", "registration_id": "cd" * 32},
                           format="json"), "too_many_devices")
     assert APNSDevice.objects.count() == 1
+    # Re-registering its own device is no new device: allowed at the limit.
+    assert bob.post(f"{API}/devices/", {"platform": "apns", "registration_id": "ab" * 32},
+                    format="json").status_code == 200
+
+
+@pytest.mark.django_db
+@pytest.mark.error_code("too_many_devices")
+def test_a_device_moving_from_another_account_counts_toward_the_limit(alice, bob, settings):
+    """A token registered by alice, then by bob who is at the limit: 409 too_many_devices, and the
+    device stays alice's (moving it used to skip the count, so two accounts made the limit moot)."""
+    settings.OKGIN_PUSH_DEVICES_PER_PLAYER = 1
+    assert bob.post(f"{API}/devices/", {"platform": "apns", "registration_id": "ab" * 32},
+                    format="json").status_code == 201
+    assert alice.post(f"{API}/devices/", {"platform": "apns", "registration_id": "cd" * 32},
+                      format="json").status_code == 201
+    assert_error(bob.post(f"{API}/devices/", {"platform": "apns", "registration_id": "cd" * 32},
+                          format="json"), "too_many_devices")
+    assert APNSDevice.objects.get(registration_id="cd" * 32).user.username == "alice"
+    assert APNSDevice.objects.filter(user__username="bob").count() == 1
+    # Once bob has room, the token moves to him.
+    bob.delete(f"{API}/devices/apns-{APNSDevice.objects.get(registration_id='ab' * 32).pk}/")
+    assert bob.post(f"{API}/devices/", {"platform": "apns", "registration_id": "cd" * 32},
+                    format="json").status_code == 200
+    assert APNSDevice.objects.get(registration_id="cd" * 32).user.username == "bob"
 
 
 @pytest.mark.django_db
