@@ -56,7 +56,7 @@ def game_summary_dict(game: Game, seat: int | None) -> dict[str, Any]:
         "turn_time_left": game.turn_time_left,
         "time_bank": ({"initial": game.time_bank_initial, "increment": game.time_bank_increment,
                        "max": game.time_bank_max} if game.time_bank_initial is not None else None),
-        "time_banks": [game.bank0, game.bank1] if game.time_bank_initial is not None else None,
+        "time_banks": _banks(game),
         "invitation_expires_at": iso(game.invitation_expires_at),
         "rated": game.rated,
         "rematch": {"status": game.rematch_status or None, "offered_by": game.rematch_offered_by,
@@ -68,12 +68,21 @@ def game_summary_dict(game: Game, seat: int | None) -> dict[str, Any]:
     }
 
 
+def _banks(game: Game) -> list[int] | None:
+    """Seconds in each seat's time bank (None without a bank). Before the match starts (an
+    invitation, also one aborted, declined or expired) each seat has the bank's ``initial``: the
+    rows hold no bank yet, and the schema's items are whole numbers."""
+    if game.time_bank_initial is None:
+        return None
+    return [game.time_bank_initial if b is None else b for b in (game.bank0, game.bank1)]
+
+
 def _banks_left(game: Game, now: datetime) -> list[int] | None:
     """Seconds in each seat's time bank at ``now``: for the person to act what is left of this
     turn's clock (the kept seconds while paused), for the other their bank; None without a bank."""
-    if game.time_bank_initial is None:
+    banks = _banks(game)
+    if banks is None:
         return None
-    banks = [game.bank0, game.bank1]
     seat = game.to_act_seat
     if game.status == GameStatus.ACTIVE and seat is not None and not game.player_at(seat).is_ai:
         if game.turn_time_left is not None:

@@ -168,3 +168,15 @@ def test_max_defaults_to_initial_and_null_limit_goes_with_a_bank(alice, bob):
                                           "time_bank": {"initial": DAY, "increment": 3600}}, format="json")
     assert r.status_code == 201, r.content
     assert r.json()["time_bank"] == {"initial": DAY, "increment": 3600, "max": DAY}
+
+
+@pytest.mark.django_db
+def test_an_invitation_shows_each_seat_the_initial_bank(alice, bob):
+    """Before the match starts (and after an invitation is withdrawn) each seat's bank is the
+    bank's initial seconds, whole numbers as the schema says (it was [null, null])."""
+    r = alice.post("/api/v1/games/new/", {"kind": "invite", "opponent": "bob", "time_bank": BANK}, format="json")
+    assert r.status_code == 201
+    game = r.json()
+    assert game["time_banks"] == [BANK["initial"]] * 2 and game["time_banks_left"] == [BANK["initial"]] * 2
+    assert alice.post(f"/api/v1/games/{game['id']}/abort/").json()["time_banks"] == [BANK["initial"]] * 2
+    assert alice.get("/api/v1/games/").json()["results"][0]["time_banks"] == [BANK["initial"]] * 2
