@@ -104,8 +104,10 @@ def action_submit(
     ``StaleVersion``, ``ServiceError`` ``idempotency_key_reused`` (422), or the engine's errors
     (``malformed_action``, ``not_your_turn``, ``illegal_action``, ``knock_over_limit``, ... with the rule).
     Nothing of the action is written when it raises. ``TurnExpired`` (409 ``turn_expired``) when the
-    turn's deadline had passed: then the timeout is applied and committed (under the same lock)
-    instead of the action. When the action makes it an AI seat's turn, that turn is queued after
+    player's own turn's deadline had passed: then the timeout is applied and committed (under the
+    same lock) instead of the action. When it was the opponent's deadline that had passed, its
+    timeout is applied and committed too, and the action is refused as sent at a version that is
+    gone: ``Conflict`` ``game_not_active`` when the timeout ended the match, else ``StaleVersion``. When the action makes it an AI seat's turn, that turn is queued after
     commit. (The AI's own actions and auto-played turns do not come through here:
     ``ai._ai_action_play``.)
     """
@@ -115,6 +117,8 @@ def action_submit(
     ))
     if response is None:
         raise TurnExpired()
+    if isinstance(response, Exception):  # the opponent's turn timed out: committed, then refused
+        raise response
     return response
 
 
@@ -133,7 +137,15 @@ def _action_submit_locked(
             return ActionResponse(status=replay.status, body=replay.body, replayed=True)
     if game.status != GameStatus.ACTIVE:
         raise Conflict("The game is not in play.", code="game_not_active")
+    to_act = game.to_act_seat
     due = _deadline_passed(game, pause_check)
+    if due is _TIMED_OUT and to_act != seat:
+        # The deadline that passed was the opponent's: its timeout is applied (and committed), and
+        # this action, sent at a version that is gone, is refused as any stale one is; when the
+        # timeout ended the match (forfeit: this player won), the game is no longer in play.
+        if game.status != GameStatus.ACTIVE:
+            return Conflict("The game is not in play: your opponent's time ran out.", code="game_not_active")
+        return StaleVersion(detail={"current_version": game.version})
     if due is not None:
         return None if due is _TIMED_OUT else due
     if expected_version != game.version:

@@ -173,6 +173,34 @@ def test_action_over_http_after_the_deadline_is_409_turn_expired(alice, bob):
     assert Game.objects.get(pk=gid).end_reason == "timeout"
 
 
+@pytest.mark.django_db
+@pytest.mark.parametrize("policy", [pytest.param("forfeit", marks=pytest.mark.error_code("game_not_active")),
+                                    pytest.param("auto_play", marks=pytest.mark.error_code("stale_version"))])
+def test_the_other_players_action_after_the_opponents_deadline_is_not_turn_expired(alice, bob, policy):
+    """The seat to act lets its time run out; the other player then sends an action (not theirs to
+    make). The timeout is applied and committed; the answer is not turn_expired (it was never
+    their turn) but what the timeout left: game_not_active after a forfeit (they won on time),
+    stale_version with the new version after an auto-played turn. Their action is not applied."""
+    gid = alice.post("/api/v1/games/new/", {"kind": "invite", "opponent": "bob", "move_time_limit": 600,
+                                           "timeout_policy": policy}, format="json").json()["id"]
+    body = bob.post(f"/api/v1/games/{gid}/accept/").json()
+    late = body["to_act"]
+    other = bob if late == 0 else alice
+    _expire(gid)
+    r = other.post(f"/api/v1/games/{gid}/actions/", {"version": body["version"], "action": {"type": "pass"}},
+                   format="json")
+    g = Game.objects.get(pk=gid)
+    if policy == "forfeit":
+        assert_error(r, "game_not_active")
+        assert (g.status, g.end_reason, g.winner_seat) == ("finished", "timeout", 1 - late)
+        assert Move.objects.filter(game_id=gid).count() == 0
+    else:
+        assert assert_error(r, "stale_version")["detail"] == {"current_version": g.version}
+        assert g.status == "active" and g.version > body["version"]
+        moves = list(Move.objects.filter(game_id=gid).values_list("seat", "auto_played"))
+        assert moves and set(moves) == {(late, True)}  # its turn played for it (take + discard, or a pass)
+
+
 
 @pytest.mark.django_db
 @pytest.mark.error_code("game_not_active")
