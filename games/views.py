@@ -10,7 +10,8 @@ from rest_framework.views import APIView
 from notifications.live import game_key, live_wait
 from okgin_project.errors import Conflict, NotFound
 from okgin_project.pagination import KeysetPaginator, page_serializer, respond_with_etag
-from okgin_project.params import INT_MAX, idempotency_key_header, int_query_param, wait_query_param
+from okgin_project.params import (INT_MAX, idempotency_key_header, int_query_param, query_params_check,
+                                  wait_query_param)
 from okgin_project.schema import (
     ETAG,
     IDEMPOTENCY_KEY,
@@ -154,11 +155,12 @@ class GameDetailApi(APIView):
     @extend_schema(
         operation_id="game_detail",
         parameters=[IF_NONE_MATCH, ETAG, WAIT],
-        responses={200: GameDetailSerializer, 304: NOT_MODIFIED, **_errors(401, 404)},
+        responses={200: GameDetailSerializer, 304: NOT_MODIFIED, **_errors(400, 401, 404)},
         summary="Your view of a game (engine player_view for your seat only), with version and ETag.",
     )
     def get(self, request, game_id: int):
         player = player_for_user(user=request.user)
+        query_params_check(request, {"wait"})  # wait given twice is refused, not read as its last
         wait = wait_query_param(request)
         inm = request.headers.get("If-None-Match", "")
         tags = [t.strip().removeprefix("W/") for t in inm.split(",")]

@@ -136,6 +136,16 @@ def test_bad_wait_values_are_refused(pair, wait):
         assert r.status_code == 400 and r.json()["error"]["code"] == "validation_error"
 
 
+def test_wait_given_twice_or_an_unknown_parameter_is_refused_by_the_game_view(pair):
+    """``?wait=0&wait=3`` is 400 (field error repeated), not a 3-second wait; an unknown
+    parameter is 400 too, as on the lists."""
+    _alice, bob, gid = pair
+    for query, field, code in [("wait=0&wait=3", "wait", "repeated"), ("wiat=3", "wiat", "unknown_field")]:
+        r = bob.get(f"{API}/games/{gid}/?{query}")
+        assert r.status_code == 400 and r.json()["error"]["code"] == "validation_error"
+        assert [e["code"] for e in r.json()["error"]["detail"][field]] == [code]
+
+
 def test_the_hub_wakes_only_after_a_publish_of_its_key():
     hub = live.LocalHub()
     mark = hub.mark("p1")
