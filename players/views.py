@@ -40,7 +40,8 @@ from .serializers import (
     VacationSerializer,
 )
 from .accounts import player_delete, player_password_change
-from .services import player_for_user, player_register
+from .models import AI_NAME_PREFIX
+from .services import AI_LEVELS, player_ai_get_or_create, player_for_user, player_register
 from .tokens import TokenPairSerializer
 
 NAME_PARAMETER = OpenApiParameter("name", {"type": "string", "pattern": PLAYER_NAME_PATTERN}, OpenApiParameter.PATH,
@@ -132,7 +133,11 @@ class PlayerStatsApi(APIView):
                    responses={200: PlayerStatsSerializer, 400: OpenApiResponse(ErrorSerializer),
                               401: OpenApiResponse(ErrorSerializer), 404: OpenApiResponse(ErrorSerializer)})
     def get(self, request, name: str):
-        player = player_get_by_name(name=name)
+        level = name.lower().removeprefix(AI_NAME_PREFIX) if name.lower().startswith(AI_NAME_PREFIX) else None
+        if level in AI_LEVELS:  # an AI level has its published rating before anyone has played it
+            player = player_ai_get_or_create(level=level)
+        else:
+            player = player_get_by_name(name=name)
         deadlines_apply_for_player(player=player)
         return Response(player_stats(player=player))
 

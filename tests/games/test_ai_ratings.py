@@ -49,3 +49,19 @@ def test_the_ai_seat_and_the_ai_player_stats_show_it(alice):
     r = alice.post("/api/v1/games/new/", {"kind": "ai", "ai_level": "random", "rules": {"variant": "classic"}},
                    format="json")
     assert r.json()["seats"][1]["published_rating"] is None  # classic: not measured
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("name", ["ai-simple", "AI-Simple"])
+def test_an_ai_levels_stats_show_its_published_rating_before_anyone_played_it(alice, name):
+    """No game against simple yet (its player row does not exist): its stats still answer 200 with
+    the published rating (they were 404 until someone played it). A name that is no level is 404."""
+    from players.models import Player
+
+    assert not Player.objects.filter(name="ai-simple").exists()
+    r = alice.get(f"/api/v1/players/{name}/stats/")
+    assert r.status_code == 200, r.content
+    (entry,) = r.json()["ratings"]
+    rating, _rd, matches = _published_table()["simple"]
+    assert entry["published"] is True and entry["games"] == matches and abs(entry["rating"] - rating) <= 0.5
+    assert alice.get("/api/v1/players/ai-grandmaster/stats/").status_code == 404
