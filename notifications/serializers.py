@@ -235,9 +235,16 @@ class DeviceSerializer(serializers.Serializer):
     created_at = serializers.DateTimeField()
 
 
+# A local time of day as written: "HH:MM" or "HH:MM:SS", no fraction and no offset (the time zone is
+# the settings' time_zone; an offset here was dropped silently).
+LOCAL_TIME_FORMATS = ["%H:%M", "%H:%M:%S"]
+
+
 class QuietHoursSerializer(StrictSerializer):
-    start = serializers.TimeField(help_text='Local time in your time_zone, "HH:MM" (or "HH:MM:SS").')
-    end = serializers.TimeField(help_text="Local time; earlier than start means the quiet hours span midnight.")
+    start = serializers.TimeField(input_formats=LOCAL_TIME_FORMATS,
+                                  help_text='Local time in your time_zone, "HH:MM" (or "HH:MM:SS").')
+    end = serializers.TimeField(input_formats=LOCAL_TIME_FORMATS,
+                                help_text="Local time; earlier than start means the quiet hours span midnight.")
 
 
 ZONES = sorted(zone_names())

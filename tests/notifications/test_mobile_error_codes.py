@@ -80,3 +80,23 @@ def test_live_unavailable_when_redis_is_down_and_a_wait_is_needed(bob, settings)
         if isinstance(live._hub, live.RedisHub):
             live._hub.close()
         live._hub = None
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("start", ["22:00+02:00", "22:00:00.5", "22:00Z", "24:00", "22h00", "22:00:60"])
+def test_quiet_hours_take_a_local_time_as_written_only(bob, start):
+    """A time with an offset (it was dropped silently: the zone is the settings' time_zone), a
+    fraction or another spelling is 400 validation_error naming the field; nothing changes."""
+    before = bob.get(f"{API}/me/push-settings/").json()
+    r = bob.patch(f"{API}/me/push-settings/", {"quiet_hours": {"start": start, "end": "07:00"}}, format="json")
+    assert r.status_code == 400 and r.json()["error"]["code"] == "validation_error", r.content
+    assert list(r.json()["error"]["detail"]) == ["quiet_hours.start"]
+    assert bob.get(f"{API}/me/push-settings/").json() == before
+
+
+@pytest.mark.django_db
+def test_quiet_hours_take_hh_mm_and_hh_mm_ss(bob):
+    for start, shown in [("22:30", "22:30:00"), ("06:05:09", "06:05:09")]:
+        r = bob.patch(f"{API}/me/push-settings/", {"quiet_hours": {"start": start, "end": "07:00"}}, format="json")
+        assert r.status_code == 200, r.content
+        assert r.json()["quiet_hours"]["start"] == shown
