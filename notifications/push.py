@@ -100,7 +100,8 @@ def device_register(*, player: Player, platform: str, registration_id: str, name
     """Register ``player``'s device (``platform``: fcm, apns or webpush; Web Push also needs the
     subscription's ``keys`` {p256dh, auth} and optionally ``browser``, default CHROME).
 
-    The same registration id already registered (by anyone) is that device: it is updated,
+    The same registration id already registered (by anyone) is that device (an APNs token in any
+    letter case: it is hex, stored in lower case): it is updated,
     reactivated and, if another account had it, moved to ``player`` (its undelivered pushes are
     dropped). Returns ``(platform, device, created)``. Raises ``ServiceError`` (400
     ``bad_platform``, ``bad_registration_id``, ``validation_error``), ``Conflict`` (409
@@ -109,6 +110,8 @@ def device_register(*, player: Player, platform: str, registration_id: str, name
     """
     with transaction.atomic():
         _validate(platform, registration_id, keys, browser)
+        if platform == "apns":
+            registration_id = registration_id.lower()  # hex: "AB.." and "ab.." are one device
         model = _device_models()[platform]
         Player.objects.select_for_update().filter(pk=player.pk).first()  # serializes the count check
         lookup = {"registration_id": registration_id}

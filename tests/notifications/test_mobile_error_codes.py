@@ -100,3 +100,13 @@ def test_quiet_hours_take_hh_mm_and_hh_mm_ss(bob):
         r = bob.patch(f"{API}/me/push-settings/", {"quiet_hours": {"start": start, "end": "07:00"}}, format="json")
         assert r.status_code == 200, r.content
         assert r.json()["quiet_hours"]["start"] == shown
+
+
+@pytest.mark.django_db
+def test_an_apns_token_in_upper_case_is_the_same_device(bob):
+    """APNs tokens are hex: "AB..." and "ab..." name one device (they were two)."""
+    first = bob.post(f"{API}/devices/", {"platform": "apns", "registration_id": "ab" * 32}, format="json")
+    again = bob.post(f"{API}/devices/", {"platform": "apns", "registration_id": "AB" * 32}, format="json")
+    assert (first.status_code, again.status_code) == (201, 200)
+    assert again.json()["id"] == first.json()["id"]
+    assert list(APNSDevice.objects.values_list("registration_id", flat=True)) == ["ab" * 32]
