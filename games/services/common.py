@@ -273,12 +273,18 @@ def _game_resume(game: Game, *, at) -> None:
 
 
 def _match_finish(*, game: Game, winner_seat: int, reason: str) -> None:
-    """Finish the locked ``game``: winner, reason, time; a rated match updates both players'
-    Glicko-2 ratings here, in the transaction that finishes it (``games.ratings.match_rate``)."""
+    """Finish the locked ``game``: winner, reason, time; with a time bank, the seat whose turn was
+    running keeps the seconds its clock had left (0 after a timeout; no increment); a rated match
+    updates both players' Glicko-2 ratings here, in the transaction that finishes it (``games.ratings.match_rate``)."""
     game.status = GameStatus.FINISHED
     game.winner_seat = winner_seat
     game.end_reason = reason
     game.finished_at = timezone.now()
+    seat = game.to_act_seat
+    if seat is not None and game.time_bank_initial is not None and not game.player_at(seat).is_ai:
+        left = _turn_seconds_left(game, game.finished_at)
+        if left is not None:  # the clock of the turn in progress stops where it stood (0 on time)
+            game.bank_set(seat, left)
     _turn_clear(game)
     ratings.match_rate(game=game)
 

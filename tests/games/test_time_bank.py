@@ -112,6 +112,20 @@ def test_running_out_of_bank_forfeits(alice, bob):
     assert services.turn_timeout(game_id=gid) == "forfeit"
     g = Game.objects.get(pk=gid)
     assert (g.status, g.winner_seat, g.end_reason) == ("finished", 1, "timeout")
+    # alice's clock stopped at 0 (it showed the 3 days she had when her turn began); bob's untouched
+    assert _banks(gid) == [0, 3 * DAY]
+    assert alice.get(f"/api/v1/games/{gid}/").json()["time_banks"] == [0, 3 * DAY]
+
+
+@pytest.mark.django_db
+def test_resigning_stops_the_running_clock_where_it_stood(alice, bob):
+    """alice (to act) has 2 days left when bob resigns: her bank shows those 2 days (no increment),
+    not the 3 she had when her turn began."""
+    gid = _bank_game(alice, bob, "forfeit")
+    _left(gid, 2 * DAY)
+    assert bob.post(f"/api/v1/games/{gid}/resign/").status_code == 200
+    bank = _banks(gid)
+    assert 2 * DAY - 5 <= bank[0] <= 2 * DAY and bank[1] == 3 * DAY
 
 
 @pytest.mark.django_db
