@@ -107,8 +107,8 @@ def action_submit(
     player's own turn's deadline had passed: then the timeout is applied and committed (under the
     same lock) instead of the action. When it was the opponent's deadline that had passed, its
     timeout is applied and committed too, and the action is refused as sent at a version that is
-    gone: ``Conflict`` ``game_not_active`` when the timeout ended the match, else ``StaleVersion``. When the action makes it an AI seat's turn, that turn is queued after
-    commit. (The AI's own actions and auto-played turns do not come through here:
+    gone: ``Conflict`` ``game_not_active`` when the timeout ended the match, else ``StaleVersion``.
+    When the action makes it an AI seat's turn, that turn is queued after commit. (The AI's own actions and auto-played turns do not come through here:
     ``ai._ai_action_play``.)
     """
     response = _deadlines_applied(game_id, lambda pause_check: _action_submit_locked(
