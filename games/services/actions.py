@@ -108,8 +108,8 @@ def action_submit(
     same lock) instead of the action. When it was the opponent's deadline that had passed, its
     timeout is applied and committed too, and the action is refused as sent at a version that is
     gone: ``Conflict`` ``game_not_active`` when the timeout ended the match, else ``StaleVersion``.
-    When the action makes it an AI seat's turn, that turn is queued after commit. (The AI's own actions and auto-played turns do not come through here:
-    ``ai._ai_action_play``.)
+    When the action makes it an AI seat's turn, that turn is queued after commit. (The AI's own
+    actions and auto-played turns do not come through here: ``ai._ai_action_play``.)
     """
     response = _deadlines_applied(game_id, lambda pause_check: _action_submit_locked(
         game_id=game_id, player=player, expected_version=expected_version, action=action,
