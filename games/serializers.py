@@ -85,6 +85,12 @@ class RulesSerializer(serializers.Serializer):
     ace_requires_gin = serializers.BooleanField()
 
 
+def _option_field(name: str, help_text: str) -> StrictIntegerField:
+    """An optional whole-number rule option bounded as the engine bounds it (``OPTION_RANGES``)."""
+    low, high = OPTION_RANGES[name]
+    return StrictIntegerField(required=False, min_value=low, max_value=high, help_text=help_text)
+
+
 class RulesInputSerializer(CodedFieldMixin, StrictSerializer):
     """RuleSet options (RULES.md); omitted fields take the default of the variant. An unknown
     option, a value of the wrong type or out of range, or options that contradict each other
@@ -98,15 +104,9 @@ class RulesInputSerializer(CodedFieldMixin, StrictSerializer):
 
     variant = StrictChoiceField(choices=VARIANTS, required=False)
     knock_limit = KnockLimitInputField(required=False, allow_null=True)
-    gin_bonus = StrictIntegerField(required=False, min_value=OPTION_RANGES["gin_bonus"][0],
-                                   max_value=OPTION_RANGES["gin_bonus"][1],
-                                   help_text="Points (R9.4), default 25.")
-    undercut_bonus = StrictIntegerField(required=False, min_value=OPTION_RANGES["undercut_bonus"][0],
-                                        max_value=OPTION_RANGES["undercut_bonus"][1],
-                                        help_text="Points (R9.3), default 10.")
-    target_score = StrictIntegerField(required=False, min_value=OPTION_RANGES["target_score"][0],
-                                      max_value=OPTION_RANGES["target_score"][1],
-                                      help_text="Points (R10.1), default 100.")
+    gin_bonus = _option_field("gin_bonus", "Points (R9.4), default 25.")
+    undercut_bonus = _option_field("undercut_bonus", "Points (R9.3), default 10.")
+    target_score = _option_field("target_score", "Points (R10.1), default 100.")
     forbid_discarding_drawn_upcard = StrictBooleanField(required=False, help_text="R6.3, default true.")
     spade_doubles = StrictBooleanField(required=False, help_text="Oklahoma only (house rule), default false.")
     ace_requires_gin = StrictBooleanField(
@@ -182,9 +182,9 @@ class GameCreateInputSerializer(StrictSerializer):
     # Fields that mean something for one kind of game (or one timeout policy) only: sent with
     # another, they would be dropped silently, hiding a client's mistake. (Not ai_level: the schema
     # gives it a default, which generated clients send with every kind.)
-    ONLY_WITH = {"opponent": ("kind", GameKind.INVITE),
+    ONLY_WITH = {"opponent": ("kind", (GameKind.INVITE,)),
                  "invitation_ttl": ("kind", (GameKind.INVITE, GameKind.OPEN)),
-                 "auto_play_limit": ("timeout_policy", TimeoutPolicy.AUTO_PLAY)}
+                 "auto_play_limit": ("timeout_policy", (TimeoutPolicy.AUTO_PLAY,))}
 
     def validate(self, attrs):
         """Refuses (400 ``validation_error``, field error ``not_applicable``) a field sent with a
@@ -193,7 +193,6 @@ class GameCreateInputSerializer(StrictSerializer):
         ``auto_play``; null counts as not sent (``invitation_ttl`` is nullable). Nothing is written."""
         errors = {}
         for name, (key, wanted) in self.ONLY_WITH.items():
-            wanted = wanted if isinstance(wanted, tuple) else (wanted,)
             if self.initial_data.get(name) is not None and attrs.get(key) not in wanted:  # null: not sent
                 errors[name] = [serializers.ErrorDetail(
                     f"{name} applies only with {key} {' or '.join(wanted)}.", code=FIELD_NOT_APPLICABLE)]

@@ -133,8 +133,10 @@ class PlayerStatsApi(APIView):
                    responses={200: PlayerStatsSerializer, 400: OpenApiResponse(ErrorSerializer),
                               401: OpenApiResponse(ErrorSerializer), 404: OpenApiResponse(ErrorSerializer)})
     def get(self, request, name: str):
-        level = name.lower().removeprefix(AI_NAME_PREFIX) if name.lower().startswith(AI_NAME_PREFIX) else None
-        if level in AI_LEVELS:  # an AI level has its published rating before anyone has played it
+        lowered = name.lower()
+        level = lowered[len(AI_NAME_PREFIX):]
+        if lowered.startswith(AI_NAME_PREFIX) and level in AI_LEVELS:
+            # an AI level has its published rating before anyone has played it
             player = player_ai_get_or_create(level=level)
         else:
             player = player_get_by_name(name=name)

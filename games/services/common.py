@@ -148,13 +148,14 @@ def _turn_clock_start(game: Game, seconds: int | None, now) -> None:
         game.turn_reminder_at = now + timedelta(seconds=reminder)
 
 
-def _bank_credit(game: Game, seat: int, now) -> None:
+def _bank_credit(game: Game, seat: int, now, *, increment: bool = True) -> None:
     """The turn of ``seat`` ends at ``now``: with a time bank, its seconds left (0 after a timeout)
-    plus ``time_bank_increment``, at most ``time_bank_max``, become its bank."""
+    plus ``time_bank_increment`` (unless not ``increment``: the match ended), at most
+    ``time_bank_max``, become its bank."""
     if game.time_bank_initial is None or game.player_at(seat).is_ai:
         return
     left = _turn_seconds_left(game, now) or 0
-    game.bank_set(seat, min(game.time_bank_max, left + game.time_bank_increment))
+    game.bank_set(seat, min(game.time_bank_max, left + (game.time_bank_increment if increment else 0)))
 
 
 def _set_turn(game: Game, state: engine.MatchState, *, restart: bool = False) -> bool:
@@ -280,11 +281,8 @@ def _match_finish(*, game: Game, winner_seat: int, reason: str) -> None:
     game.winner_seat = winner_seat
     game.end_reason = reason
     game.finished_at = timezone.now()
-    seat = game.to_act_seat
-    if seat is not None and game.time_bank_initial is not None and not game.player_at(seat).is_ai:
-        left = _turn_seconds_left(game, game.finished_at)
-        if left is not None:  # the clock of the turn in progress stops where it stood (0 on time)
-            game.bank_set(seat, left)
+    if game.to_act_seat is not None:  # the clock of the turn in progress stops where it stood
+        _bank_credit(game, game.to_act_seat, game.finished_at, increment=False)
     _turn_clear(game)
     ratings.match_rate(game=game)
 

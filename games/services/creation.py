@@ -17,7 +17,7 @@ from django.utils import timezone
 from games import engine
 from notifications.models import EventKind
 from notifications.services import events_create
-from okgin_project.errors import Conflict, Forbidden, NotFound, ServiceError
+from okgin_project.errors import Conflict, Forbidden, NotFound, ServiceError, field_errors
 from players.models import Player
 from players.selectors import player_find_by_name
 from players.services import AI_LEVEL_DEFAULT, player_ai_get_or_create
@@ -81,7 +81,7 @@ def game_create(
         try:
             ruleset = engine.RuleSet.from_dict(rules or {})
         except engine.RuleSetError as exc:
-            detail = {f"rules.{exc.field}": [{"code": "invalid", "message": exc.message}]} if exc.field else None
+            detail = field_errors({"rules": {exc.field: exc.message}}) if exc.field else None
             raise ServiceError(exc.message, code="bad_rules", rule=exc.rule, detail=detail) from None
         if kind not in GameKind.values:
             raise ServiceError("Unknown kind of game.", code="validation_error")
