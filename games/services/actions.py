@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from django.db import transaction
+from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from games import engine
@@ -32,6 +32,12 @@ _VACATION_RAN_OUT = object()  # sentinel: see _deadlines_applied (never a real a
 _TIMED_OUT = object()  # sentinel: see _deadline_passed
 
 
+class _LookupFirst(Exception):
+    """Raised under the game's lock by an action whose Idempotency-Key was not looked up first
+    (``_action_submit_locked``) when the action was not applied and stored cleanly; its
+    transaction rolls back and ``action_submit`` runs it again with the lookup first."""
+
+
 def _deadlines_applied(game_id: int, locked):
     """Run ``locked(pause_check)`` (the work under the game's lock) in a transaction. When it
     returns ``_VACATION_RAN_OUT`` (``_deadline_passed``: a vacation ran out and is not applied
@@ -45,6 +51,12 @@ def _deadlines_applied(game_id: int, locked):
             break
         game_vacations_expire(game_id=game_id)
     return result
+
+
+def _deadline_due(game: Game, pause_check: bool) -> bool:
+    """Whether ``_deadline_passed`` would find something due now (reads only ``game``)."""
+    return (pause_check and game.paused_until is not None and game.paused_until <= timezone.now()) \
+        or _turn_expired(game)
 
 
 def _deadline_passed(game: Game, pause_check: bool):
@@ -111,10 +123,16 @@ def action_submit(
     When the action makes it an AI seat's turn, that turn is queued after commit. (The AI's own
     actions and auto-played turns do not come through here: ``ai._ai_action_play``.)
     """
-    response = _deadlines_applied(game_id, lambda pause_check: _action_submit_locked(
-        game_id=game_id, player=player, expected_version=expected_version, action=action,
-        idempotency_key=idempotency_key, pause_check=pause_check,
-    ))
+    def run(lookup_first: bool):
+        return _deadlines_applied(game_id, lambda pause_check: _action_submit_locked(
+            game_id=game_id, player=player, expected_version=expected_version, action=action,
+            idempotency_key=idempotency_key, pause_check=pause_check, lookup_first=lookup_first,
+        ))
+
+    try:
+        response = run(lookup_first=False)
+    except _LookupFirst:
+        response = run(lookup_first=True)
     if response is None:
         raise TurnExpired()
     if isinstance(response, Exception):  # the opponent's turn timed out: committed, then refused
@@ -123,15 +141,26 @@ def action_submit(
 
 
 def _action_submit_locked(
-    *, game_id, player, expected_version, action, idempotency_key, pause_check,
+    *, game_id, player, expected_version, action, idempotency_key, pause_check, lookup_first,
 ) -> ActionResponse | None:
+    """``action_submit``'s work under the game's lock. The Idempotency-Key's stored answer is
+    looked up first (a replay, or 422 ``idempotency_key_reused``, before any other answer), except
+    when the action is sent at the game's current version with no deadline due and not
+    ``lookup_first``: an answer stored for the key then cannot be this request's (it would have
+    moved the game past this version), so the key can only be free or reused, and the lookup is
+    left to the store (issue 14: one query less per action). If the key was taken after all
+    (the store's unique key refuses it: reused, or an expired record not yet pruned), or the action
+    is refused, ``_LookupFirst`` rolls everything back for a run with the lookup first, which
+    gives the answer the lookup would have given."""
     game = _game_lock(game_id=game_id)
     seat = game.seat_of(player)
     if seat is None:
         raise NotFound("No such game.")
     request = {"version": expected_version, "action": action}
     scope = {"player": player, "operation": "action", "game_id": game.pk, "key": idempotency_key, "request": request}
-    if idempotency_key:
+    deferred = bool(idempotency_key) and not lookup_first and game.status == GameStatus.ACTIVE \
+        and expected_version == game.version and not _deadline_due(game, pause_check)
+    if idempotency_key and not deferred:
         replay = idempotency_replay(**scope)
         if replay is not None:
             return ActionResponse(status=replay.status, body=replay.body, replayed=True)
@@ -139,6 +168,8 @@ def _action_submit_locked(
         raise Conflict("The game is not in play.", code="game_not_active")
     to_act = game.to_act_seat
     due = _deadline_passed(game, pause_check)
+    if due is not None and deferred:
+        raise _LookupFirst()  # a deadline passed since _deadline_due looked: roll its timeout back
     if due is _TIMED_OUT and to_act != seat:
         # The deadline that passed was the opponent's: its timeout is applied (and committed), and
         # this action, sent at a version that is gone, is refused as any stale one is; when the
@@ -150,15 +181,25 @@ def _action_submit_locked(
         return None if due is _TIMED_OUT else due
     if expected_version != game.version:
         raise StaleVersion(detail={"current_version": game.version})
-    parsed = engine.action_from_dict(action)
-    events = _action_apply(game=game, seat=seat, action=parsed)
+    try:
+        parsed = engine.action_from_dict(action)
+        events = _action_apply(game=game, seat=seat, action=parsed)
+    except engine.EngineError:
+        if deferred:
+            raise _LookupFirst() from None  # a reused key's 422 comes before the refusal
+        raise
     body = {
         "game": game_detail_dict(game, seat),
         "events": [engine.redact_event(e, seat) for e in events],
     }
     if idempotency_key:
-        action_idempotency_store(player=player, game=game, key=idempotency_key, request=request,
-                                 response=StoredResponse(status=200, body=body))
+        try:
+            action_idempotency_store(player=player, game=game, key=idempotency_key, request=request,
+                                     response=StoredResponse(status=200, body=body))
+        except IntegrityError:
+            if deferred:
+                raise _LookupFirst() from None
+            raise
     _ai_turn_schedule_if_due(game=game)
     return ActionResponse(status=200, body=body)
 

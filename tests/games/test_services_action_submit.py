@@ -64,6 +64,82 @@ def test_same_idempotency_key_twice_applies_one_move(alice, bob):
     assert _snapshot(game_id) == before
 
 
+@pytest.mark.django_db
+def test_a_new_key_at_the_current_version_is_stored_without_a_lookup_and_replays(alice, bob):
+    """Sent at the game's current version, a key cannot have an answer stored for this request, so
+    the record is not read before the action (issue 14); it is written once, and a retry, now at an
+    old version, reads it and gets the first answer."""
+    from django.db import connection as conn
+    from django.test.utils import CaptureQueriesContext
+
+    r = alice.post("/api/v1/games/new/", {"kind": "invite", "opponent": "bob", "first_dealer": 1,
+                                          "decks": [DECK]}, format="json")
+    game_id = r.json()["id"]
+    v = bob.post(f"/api/v1/games/{game_id}/accept/").json()["version"]
+    with CaptureQueriesContext(conn) as queries:
+        first = act(alice, game_id, v, {"type": "pass"}, key="k-new")
+    assert first.status_code == 200
+    touching = [q["sql"].split()[0] for q in queries if "games_idempotencyrecord" in q["sql"]]
+    assert touching == ["INSERT"]
+    with CaptureQueriesContext(conn) as queries:
+        again = act(alice, game_id, v, {"type": "pass"}, key="k-new")
+    assert [q["sql"].split()[0] for q in queries if "games_idempotencyrecord" in q["sql"]] == ["SELECT"]
+    assert again.json() == first.json() and again["Idempotent-Replayed"] == "true"
+    assert Move.objects.filter(game_id=game_id).count() == 1
+
+
+@pytest.mark.django_db
+@pytest.mark.error_code("idempotency_key_reused")
+@pytest.mark.parametrize("action", [{"type": "pass"}, {"type": "knock", "card": "AC"}], ids=["not-your-turn", "illegal"])
+def test_a_reused_key_is_422_before_the_refusal_of_the_action(alice, bob, action):
+    """A key used for an earlier action and sent again at the current version with an action the
+    engine refuses: the reuse is answered (422), as when the key is looked up first, and nothing is
+    written."""
+    r = alice.post("/api/v1/games/new/", {"kind": "invite", "opponent": "bob", "first_dealer": 1,
+                                          "decks": [DECK]}, format="json")
+    game_id = r.json()["id"]
+    v = bob.post(f"/api/v1/games/{game_id}/accept/").json()["version"]
+    assert act(alice, game_id, v, {"type": "pass"}, key="k-1").status_code == 200
+    before = _snapshot(game_id)
+    assert_error(act(alice, game_id, v + 1, action, key="k-1"), "idempotency_key_reused")
+    assert _snapshot(game_id) == before
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("reused", [pytest.param(False, marks=pytest.mark.error_code("turn_expired")),
+                                    pytest.param(True, marks=pytest.mark.error_code("idempotency_key_reused"))])
+def test_a_deadline_passing_during_the_check_gives_the_answer_of_a_lookup_first(alice, bob, monkeypatch, reused):
+    """The deadline passes between the check that lets the key's lookup wait (made to miss it
+    here) and the action: the timeout found then is rolled back and the request runs again with
+    the lookup first. A new key: 409 turn_expired, the timeout applied once. A key used before:
+    422, and nothing written (the timeout is left to the next access, as when looked up first)."""
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    from games.services import actions
+
+    gid = alice.post("/api/v1/games/new/", {"kind": "invite", "opponent": "bob", "move_time_limit": 600,
+                                           "timeout_policy": "forfeit", "first_dealer": 1, "decks": [DECK]},
+                     format="json").json()["id"]
+    v = bob.post(f"/api/v1/games/{gid}/accept/").json()["version"]
+    assert act(alice, gid, v, {"type": "pass"}, key="k-1").status_code == 200  # bob to act at v + 1
+    assert act(bob, gid, v + 1, {"type": "pass"}, key="k-1").status_code == 200  # alice at v + 2
+    Game.objects.filter(pk=gid).update(turn_deadline=timezone.now() - timedelta(seconds=1))
+    monkeypatch.setattr(actions, "_deadline_due", lambda game, pause_check: False)
+    before = _snapshot(gid)
+    r = act(alice, gid, v + 2, {"type": "draw_stock"}, key="k-1" if reused else "k-2")
+    g = Game.objects.get(pk=gid)
+    if reused:
+        assert_error(r, "idempotency_key_reused")
+        assert _snapshot(gid) == before and g.status == "active"
+    else:
+        assert_error(r, "turn_expired")
+        assert (g.status, g.end_reason, g.winner_seat) == ("finished", "timeout", 1)
+        assert Move.objects.filter(game_id=gid).count() == 2
+        assert not IdempotencyRecord.objects.filter(key="k-2").exists()
+
+
 # Round on factories.DECK, first dealer seat 1: seat 0 (AC..9C 5H) acts first, upcard 6D, stock 3H 4H...
 ILLEGAL = [
     # (actions played first as (seat, action), then the offending (seat, action), code, rule, status)
@@ -99,8 +175,9 @@ ILLEGAL = [
 
 
 @pytest.mark.django_db
+@pytest.mark.parametrize("key", [None, "fresh-key"], ids=["plain", "idempotency-key"])
 @pytest.mark.parametrize("before_actions,offending,code,rule,status", ILLEGAL)
-def test_each_illegal_action_returns_its_code_and_writes_nothing(before_actions, offending, code, rule, status):
+def test_each_illegal_action_returns_its_code_and_writes_nothing(before_actions, offending, code, rule, status, key):
     from rest_framework.test import APIClient
     from rest_framework_simplejwt.tokens import AccessToken
 
@@ -115,7 +192,7 @@ def test_each_illegal_action_returns_its_code_and_writes_nothing(before_actions,
         assert act(clients[seat], game.pk, v, action).status_code == 200
     before = _snapshot(game.pk)
     seat, action = offending
-    r = act(clients[seat], game.pk, before[0], action)
+    r = act(clients[seat], game.pk, before[0], action, key=key)
     assert r.status_code == status, r.content
     error = assert_error(r, code)
     if rule:
