@@ -21,6 +21,7 @@ from .melds import (FULL_MASK, arrangement_from_masks, best_arrangement, best_de
 from .rules import RuleSet
 
 _setattr = object.__setattr__
+_new = object.__new__
 
 
 def replace(obj, **changes):
@@ -111,8 +112,32 @@ class Event:
     def from_dict(cls, d: dict) -> "Event":
         """Rebuild from :meth:`to_dict`'s form; raises :class:`BadArgument` for another shape."""
         with _json_shape("an event"):
-            d = dict(_json_object(d))
-            return cls(d.pop("type"), d.pop("seat"), d)
+            return _event_from_json(d)
+
+
+def _event_from_json(d) -> Event:
+    """``Event.from_dict`` without its error context (``_events_from_json`` parses a round's whole
+    history in one): the same checks as ``Event.__post_init__``, but the frozen dataclass's
+    ``__init__`` is skipped, which was half the time of parsing a stored match state (issue 14:
+    a state is parsed on every action and game view). Raises :class:`BadArgument`, or ``KeyError``
+    (``type`` or ``seat`` missing) for the caller's ``_json_shape`` to turn into one."""
+    data = dict(_json_object(d))
+    kind, seat = data.pop("type"), data.pop("seat")
+    if type(kind) is not str or not (seat is None or (type(seat) is int and seat in (0, 1))):
+        raise BadArgument(f"an event is a type (text), a seat (0, 1 or None) and a dict of data, got "
+                          f"{kind!r}, {seat!r}, {data!r}")
+    event = _new(Event)
+    _setattr(event, "type", kind)
+    _setattr(event, "seat", seat)
+    _setattr(event, "data", data)
+    return event
+
+
+def _events_from_json(items) -> tuple[Event, ...]:
+    """A round's ``history`` from its JSON form (a list of ``Event.to_dict`` forms); raises
+    :class:`BadArgument` for another shape."""
+    with _json_shape("an event"):
+        return tuple([_event_from_json(d) for d in items])
 
 
 def redact_event(event: dict, viewer: int | None) -> dict:
@@ -290,7 +315,7 @@ class RoundState:
                 upcard_passes=d["upcard_passes"],
                 taken_from_discard=Card.parse(d["taken_from_discard"]) if d["taken_from_discard"] else None,
                 known=tuple(frozenset(parse_cards(k)) for k in d["known"]),
-                history=tuple(Event.from_dict(e) for e in d["history"]),
+                history=_events_from_json(d["history"]),
             )
 
 
