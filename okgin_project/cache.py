@@ -6,7 +6,8 @@ Production uses it for the rate-limit counts (``settings/production.py``, ``CACH
 timeouts and options are Django's, except ``incr``: one atomic script instead of Django's EXISTS
 then INCR, which, when the key expired between the two, re-created it with no timeout (Redis INCR
 on a missing key), so a per-minute count never expired again. ``window_hit`` is the rate limits'
-sliding-window count (``okgin_project.throttling``) as one script: one round trip per scope.
+sliding-window count (``okgin_project.throttling``) as one script, and ``window_hits`` all the
+scopes of a request in one: one round trip per request.
 """
 from django.core.cache.backends.redis import RedisCache as DjangoRedisCache
 from django.core.cache.backends.redis import RedisCacheClient as DjangoRedisCacheClient
@@ -39,32 +40,54 @@ class RedisCacheClient(DjangoRedisCacheClient):
     def window_hit(self, key, before_key, limit, before_weight, timeout):
         """``okgin_project.throttling.window_hit`` in one script (atomic, one round trip): the
         keys are already made (prefix, version)."""
+        return self.window_hits([(key, before_key, limit, before_weight, timeout)])[0]
+
+    def window_hits(self, windows):
+        """``okgin_project.throttling.window_hits``: each window of ``windows`` (tuples of
+        ``window_hit``'s arguments, keys already made) counted on its own, all in one script (one
+        round trip: a request's rate-limit scopes, issue 14). Returns a list of ``(let through,
+        this window's count, the previous window's)``."""
+        client = self.get_client(windows[0][0], write=True)
         script = self._window_script
         if script is None:
-            script = self._window_script = self.get_client(key, write=True).register_script(_WINDOW_HIT)
-        args = [limit, repr(float(before_weight)), int(timeout * 1000)]
-        allowed, current, before = script(keys=[key, before_key], args=args, client=self.get_client(key, write=True))
-        return bool(allowed), int(current), int(before)
+            script = self._window_script = client.register_script(_WINDOW_HITS)
+        keys, args = [], []
+        for key, before_key, limit, before_weight, timeout in windows:
+            keys += [key, before_key]
+            args += [limit, repr(float(before_weight)), int(timeout * 1000)]
+        flat = script(keys=keys, args=args, client=client)
+        return [(bool(flat[i]), int(flat[i + 1]), int(flat[i + 2])) for i in range(0, len(flat), 3)]
 
 
 # INCRBY only if the key exists (a Lua script runs as one command: no expiry in between).
 _INCR_IF_EXISTS = "if redis.call('EXISTS', KEYS[1]) == 1 then return redis.call('INCRBY', KEYS[1], ARGV[1]) end"
 
 
-# A sliding-window rate count (okgin_project.throttling.window_hit). KEYS: this window's count, the
-# previous window's; ARGV: the limit, the previous window's weight, this window's expiry in ms.
-# The request is counted (INCR, expiry set by the first) only when it is let through.
-_WINDOW_HIT = """
-local current = tonumber(redis.call('GET', KEYS[1]) or '0')
-local before = tonumber(redis.call('GET', KEYS[2]) or '0')
-if before * tonumber(ARGV[2]) + current >= tonumber(ARGV[1]) then
-  return {0, current, before}
+# Sliding-window rate counts (okgin_project.throttling.window_hits), one window after another,
+# each on its own. For window i (from 0): KEYS[2i+1] this window's count, KEYS[2i+2] the previous
+# window's; ARGV[3i+1] the limit, ARGV[3i+2] the previous window's weight, ARGV[3i+3] this window's
+# expiry in ms. A request is counted (INCR, expiry set by the first) in a window only when that
+# window lets it through. Returns {let through (1 or 0), this window's count, the previous
+# window's} for each window, flat.
+_WINDOW_HITS = """
+local out = {}
+for i = 0, #KEYS / 2 - 1 do
+  local key, before_key = KEYS[2 * i + 1], KEYS[2 * i + 2]
+  local current = tonumber(redis.call('GET', key) or '0')
+  local before = tonumber(redis.call('GET', before_key) or '0')
+  local allowed = 0
+  if before * tonumber(ARGV[3 * i + 2]) + current < tonumber(ARGV[3 * i + 1]) then
+    allowed = 1
+    current = redis.call('INCR', key)
+    if current == 1 then
+      redis.call('PEXPIRE', key, ARGV[3 * i + 3])
+    end
+  end
+  out[#out + 1] = allowed
+  out[#out + 1] = current
+  out[#out + 1] = before
 end
-current = redis.call('INCR', KEYS[1])
-if current == 1 then
-  redis.call('PEXPIRE', KEYS[1], ARGV[3])
-end
-return {1, current, before}
+return out
 """
 
 
@@ -79,5 +102,12 @@ class RedisCache(DjangoRedisCache):
         """``okgin_project.throttling.window_hit`` for this cache: one script on Redis. Returns
         ``(let through, this window's count, the previous window's)``; raises redis-py's errors
         when Redis does not answer."""
-        return self._cache.window_hit(self.make_and_validate_key(key), self.make_and_validate_key(before_key),
-                                      limit, before_weight, timeout)
+        return self.window_hits([(key, before_key, limit, before_weight, timeout)])[0]
+
+    def window_hits(self, windows):
+        """``okgin_project.throttling.window_hits`` for this cache: every window in one script on
+        Redis. Returns a list of ``window_hit``'s answers; raises redis-py's errors when Redis does
+        not answer."""
+        made = self.make_and_validate_key
+        return self._cache.window_hits([(made(key), made(before_key), limit, weight, timeout)
+                                        for key, before_key, limit, weight, timeout in windows])

@@ -12,7 +12,8 @@ previous window's count, weighted by the share of that window still inside the l
 plus this window's count stays below ``n``; only requests let through are counted. This is the
 standard estimate of "n requests in any period" (exact when requests are spread evenly; never
 lets through more than ``n`` in one window, nor more than ``2n`` in any period), and with Redis it
-is one round trip per scope (``okgin_project.cache.RedisCache.window_hit``, a script), where
+is one round trip for all the scopes of a request (``okgin_project.cache.RedisCache.window_hits``, a
+script), where
 DRF's own log of timestamps was a read and a write of a pickled list of up to ``n`` floats
 (issue 14). Counts live in the default cache (per process with the local-memory cache of the
 embedded default; Redis in production). While that cache is unreachable (Redis down) the limits
@@ -56,6 +57,17 @@ def window_hit(cache, key: str, before_key: str, limit: int, before_weight: floa
         return True, current, before
 
 
+def window_hits(cache, windows) -> list[tuple[bool, int, int]]:
+    """``window_hit`` for each of ``windows`` (tuples of its arguments after ``cache``), each
+    window counted on its own; a list of its answers. A cache with its own ``window_hits`` (Redis:
+    one script) counts them all in one round trip. Raises whatever the cache raises when it is
+    unreachable."""
+    own = getattr(cache, "window_hits", None)
+    if own is not None:
+        return own(windows)
+    return [window_hit(cache, *window) for window in windows]
+
+
 class _CountedRate:
     """The counting of every scope (see the module docstring); DRF's classes below give the scope
     and the client's key (``get_cache_key``). After ``allow_request`` returned False, ``wait``
@@ -67,34 +79,69 @@ class _CountedRate:
     def get_rate(self):
         return settings.OKGIN_THROTTLE_RATES.get(self.scope)
 
-    def allow_request(self, request, view):
+    def window(self, request, view):
+        """This scope's window for ``request``: ``window_hit``'s arguments after the cache (this
+        window's key, the previous one's, the limit, the previous window's weight, the keys'
+        lifetime in seconds), or None when the scope does not apply (switched off, not the view's
+        scope, an authenticated request for ``anon``). Sets the rate and the share of the window
+        gone, which ``wait`` uses. Every scope of a request is counted at one time,
+        ``request.okgin_rate_now`` (the first scope's clock)."""
         scope_attr = getattr(self, "scope_attr", None)
         if scope_attr is not None:  # ScopedRateThrottle: the view's ``throttle_scope``, if any
             self.scope = getattr(view, scope_attr, None)
             if not self.scope:
-                return True
+                return None
         rate = self.get_rate()
         if rate is None:
-            return True
+            return None
         self.num_requests, self.duration = self.parse_rate(rate)
         key = self.get_cache_key(request, view)
         if key is None:
-            return True
-        now = self.timer()
+            return None
+        now = getattr(request, "okgin_rate_now", None)
+        if now is None:
+            now = request.okgin_rate_now = self.timer()
         window, into = divmod(now, self.duration)
         self.elapsed = into / self.duration  # share of this window gone, 0 <= elapsed < 1
-        keys = (f"{key}:{int(window)}", f"{key}:{int(window) - 1}", self.num_requests, 1.0 - self.elapsed,
+        return (f"{key}:{int(window)}", f"{key}:{int(window) - 1}", self.num_requests, 1.0 - self.elapsed,
                 2 * self.duration)
+
+    def allow_request(self, request, view):
+        window = self.window(request, view)
+        if window is None:
+            return True
+        allowed, self.current, self.before = self._counted(request, view, window)
+        return allowed
+
+    def _counted(self, request, view, window):
+        """``window_hit``'s answer for ``window``. The first scope of a request that is asked
+        counts every scope of the view's throttles (DRF asks each of them in turn, and each is
+        counted on its own whatever the others answer) in one ``window_hits`` call, one Redis
+        round trip instead of one per scope (issue 14), and keeps the answers on the request
+        (``okgin_rate_counts``, by window key) for the others."""
+        counted = getattr(request, "okgin_rate_counts", None)
+        if counted is None or window[0] not in counted:
+            windows = {window[0]: window}
+            if counted is None:
+                for throttle in view.get_throttles():
+                    other = throttle.window(request, view) if isinstance(throttle, _CountedRate) else None
+                    if other is not None:
+                        windows.setdefault(other[0], other)
+            counted = {**(counted or {}), **dict(zip(windows, self._hits(list(windows.values()))))}
+            request.okgin_rate_counts = counted
+        return counted[window[0]]
+
+    def _hits(self, windows):
+        """``window_hits`` on the shared cache, or on this process's counts while it is unreachable."""
         if not cache_breaker.is_open():
             try:
-                allowed, self.current, self.before = window_hit(self.cache, *keys)
+                hits = window_hits(self.cache, windows)
             except redis_errors() as exc:
                 cache_breaker.failed(exc, "rate limits count in each process's memory until it is back")
             else:
                 cache_breaker.succeeded()
-                return allowed
-        allowed, self.current, self.before = window_hit(local_counts, *keys)
-        return allowed
+                return hits
+        return window_hits(local_counts, windows)
 
     def wait(self) -> float:
         """Seconds until the estimate falls below the limit (when this window's count alone

@@ -93,3 +93,23 @@ def test_window_hit_counts_only_what_it_lets_through_and_weighs_the_previous_win
                 assert 110_000 < ttl <= 120_000
         finally:
             cache.delete_many(["w:1", "w:2", "w:3"])
+
+
+def test_window_hits_counts_each_window_on_its_own_in_one_call():
+    """Several windows at once (a request's rate-limit scopes): each is let through or refused by
+    its own count and limit, and only the windows that let the request through count it; Redis's
+    script and the in-process fallback answer the same as one window_hit per window would."""
+    from okgin_project.throttling import window_hits
+
+    for cache in _window_caches():
+        try:
+            cache.set("a:2", 2, timeout=120)  # at its limit of 2: refused, not counted
+            cache.set("b:1", 6, timeout=120)  # 6 x 0.5 = 3 before, limit 5: let through, counted
+            windows = [("a:2", "a:1", 2, 0.0, 120), ("b:2", "b:1", 5, 0.5, 120), ("c:2", "c:1", 1, 1.0, 60)]
+            assert window_hits(cache, windows) == [(False, 2, 0), (True, 1, 6), (True, 1, 0)], cache
+            # b: 3 + 1 < 5 lets one more through; then 3 + 2 reaches the limit
+            assert window_hits(cache, windows) == [(False, 2, 0), (True, 2, 6), (False, 1, 0)], cache
+            assert window_hits(cache, windows) == [(False, 2, 0), (False, 2, 6), (False, 1, 0)], cache
+            assert cache.get_many(["a:2", "b:2", "c:2"]) == {"a:2": 2, "b:2": 2, "c:2": 1}
+        finally:
+            cache.delete_many(["a:1", "a:2", "b:1", "b:2", "c:1", "c:2"])

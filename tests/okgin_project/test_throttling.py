@@ -88,3 +88,44 @@ def test_limits_count_in_redis_one_window_key_per_scope(alice, settings, throttl
     finally:
         if keys:
             client.delete(*keys)
+
+
+@pytest.mark.django_db
+@pytest.mark.error_code("throttled")
+def test_all_scopes_of_a_request_are_counted_in_one_redis_call(alice, settings, throttle_clock, monkeypatch):
+    """An action POST is limited by two scopes (``user`` and ``actions``): with production's Redis
+    cache both are counted in one script call, one round trip (issue 14), each in its own key, and
+    each on its own: when ``actions`` refuses, ``user`` still counts the request, as DRF counts
+    every throttle whatever the others answer. The refused action writes nothing."""
+    import uuid
+
+    import redis
+
+    from okgin_project.cache import RedisCacheClient
+
+    game = alice.post("/api/v1/games/new/", {"kind": "ai", "ai_level": "random", "first_dealer": 1},
+                      format="json").json()
+    prefix = f"test-throttle-{uuid.uuid4().hex}"
+    settings.CACHES = {"default": {"BACKEND": "okgin_project.cache.RedisCache", "LOCATION": settings.REDIS_URL,
+                                   "KEY_PREFIX": prefix}}
+    settings.OKGIN_THROTTLE_RATES = {"user": "10/min", "actions": "1/min"}
+    calls = []
+    real = RedisCacheClient.window_hits
+    monkeypatch.setattr(RedisCacheClient, "window_hits",
+                        lambda self, windows: calls.append(len(windows)) or real(self, windows))
+    stale = {"version": game["version"] + 7, "action": {"type": "pass"}}
+    assert alice.post(f"/api/v1/games/{game['id']}/actions/", stale, format="json").status_code == 409
+    good = {"version": game["version"], "action": game["view"]["legal_actions"][0]}
+    r = alice.post(f"/api/v1/games/{game['id']}/actions/", good, format="json")
+    assert_error(r, "throttled")
+    assert Move.objects.count() == 0
+    assert alice.get(f"/api/v1/games/{game['id']}/").status_code == 200
+    assert calls == [2, 2, 1]  # two scopes per action POST, one for the read, one call each
+    client = redis.Redis.from_url(settings.REDIS_URL)
+    keys = sorted(client.keys(f"{prefix}:*"))
+    try:
+        counts = {k.decode().split(":")[2].rsplit("_", 1)[0]: int(client.get(k)) for k in keys}
+        assert counts == {"throttle_actions": 1, "throttle_user": 3}
+    finally:
+        if keys:
+            client.delete(*keys)
