@@ -33,6 +33,7 @@ from .models import Game, Move, PlayerRating, Round
 from .presenters import game_detail_dict, game_summary_dict, move_dict, review_dict, round_dict
 from .serializers import (
     ActionSubmitInputSerializer,
+    action_submission,
     ActionSubmitOutputSerializer,
     ErrorSerializer,
     ExportSerializer,
@@ -191,19 +192,12 @@ class ActionSubmitApi(APIView):
         summary="Submit an action (take/pass the upcard, draw, discard, knock) at a game version.",
     )
     def post(self, request, game_id: int):
-        data = ActionSubmitInputSerializer(data=request.data)
-        data.is_valid(raise_exception=True)
+        version, action = action_submission(request.data)
         key = idempotency_key_header(request)
-        raw = data.validated_data["action"]
-        action = {"type": raw["type"]}
-        if "card" in raw:
-            action["card"] = raw["card"]
-        if "melds" in raw:
-            action["melds"] = raw["melds"]
         result = services.action_submit(
             game_id=game_id,
             player=player_for_user(user=request.user),
-            expected_version=data.validated_data["version"],
+            expected_version=version,
             action=action,
             idempotency_key=key,
         )
