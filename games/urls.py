@@ -2,12 +2,14 @@ from django.urls import path
 
 from . import views
 
+# The action POST and the game view first: most requests are theirs, and Django tries the
+# patterns in order (issue 14). No two patterns match the same path.
 urlpatterns = [
+    path("games/<int:game_id>/", views.GameDetailApi.as_view(), name="game-detail"),
+    path("games/<int:game_id>/actions/", views.ActionSubmitApi.as_view(), name="game-action"),
     path("games/", views.MyGamesListApi.as_view(), name="game-list"),
     path("games/new/", views.GameCreateApi.as_view(), name="game-create"),
     path("games/lobby/", views.LobbyListApi.as_view(), name="game-lobby"),
-    path("games/<int:game_id>/", views.GameDetailApi.as_view(), name="game-detail"),
-    path("games/<int:game_id>/actions/", views.ActionSubmitApi.as_view(), name="game-action"),
     path("games/<int:game_id>/accept/", views.InvitationAcceptApi.as_view(), name="game-accept"),
     path("games/<int:game_id>/decline/", views.InvitationDeclineApi.as_view(), name="game-decline"),
     path("games/<int:game_id>/abort/", views.InvitationAbortApi.as_view(), name="game-abort"),

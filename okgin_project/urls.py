@@ -8,6 +8,7 @@ from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView, Spec
 from okgin_project.errors import json_404
 
 urlpatterns = [
+    path("api/v1/", include("okgin_project.api_urls")),  # first: nearly every request (issue 14)
     path("admin/", admin.site.urls),
     path("api/schema/", SpectacularAPIView.as_view(permission_classes=[]), name="schema"),
     path(
@@ -20,7 +21,6 @@ urlpatterns = [
         SpectacularRedocView.as_view(url_name="schema", permission_classes=[], template_name="okgin/redoc.html"),
         name="redoc",
     ),
-    path("api/v1/", include("okgin_project.api_urls")),
     # Any other URL under /api/ answers the JSON error shape, also with DEBUG on (where Django
     # would otherwise show its HTML debug page instead of calling handler404).
     re_path(r"^api/", json_404, name="api-not-found"),
