@@ -285,20 +285,37 @@ def live_publish_after_commit(notices) -> None:
     ``notifications.services.Notice``). Requests waiting on a game are woken by the change of its
     version instead (:func:`live_game_publish_after_commit`): an event is not always a change of
     the game view, and a change of the game view (a withdrawn invitation) not always an event."""
-    from django.db import transaction
 
     keys = {player_key(n.player.pk) for n in notices if n.player is not None and not n.player.is_ai}
     if keys:
-        transaction.on_commit(PublishAfterCommit(keys))
+        _publish_after_commit(keys)
 
 
 def live_game_publish_after_commit(game_id: int) -> None:
     """After the current transaction commits, wake the requests long-polling game ``game_id``'s
     view (``GET games/{id}/?wait=``). Called by ``games.services.common._version_bump``, through
     which every change a player of the game can see goes."""
+    _publish_after_commit({game_key(game_id)})
+
+
+def _publish_after_commit(keys: set[str]) -> None:
+    """Publish ``keys`` once the current transaction commits (at once outside one), in one Redis
+    round trip with the keys this transaction asked for before: they are added to the
+    ``PublishAfterCommit`` registered earlier in this atomic block or in one around it, else a new
+    one is registered (issue 14: an AI turn asked twice, for the game and for the person's feed).
+    A rollback that drops the earlier callback rolls back the change of this call too; keys added
+    from inside a savepoint that then rolls back are published anyway, which only wakes their
+    waiters to read the database again."""
     from django.db import transaction
 
-    transaction.on_commit(PublishAfterCommit({game_key(game_id)}))
+    connection = transaction.get_connection()
+    if connection.in_atomic_block:
+        current = set(connection.savepoint_ids)
+        for sids, func, _robust in connection.run_on_commit:  # Django's (savepoint ids, callback, robust)
+            if type(func) is PublishAfterCommit and sids <= current:
+                func.keys = set(func.keys) | keys
+                return
+    transaction.on_commit(PublishAfterCommit(set(keys)))
 
 
 class PublishAfterCommit:

@@ -292,3 +292,38 @@ def test_a_publish_wakes_the_waiters_of_its_key_only():
     hub.publish(["g2"])
     threads["g2"].join(timeout=10)
     assert woke == {"g1": True, "g2": True} and hub.waiting() == 0
+
+
+@pytest.mark.django_db
+def test_the_keys_of_one_transaction_are_published_in_one_call(django_capture_on_commit_callbacks, monkeypatch):
+    """An AI turn changes the game and writes the person's event: both keys go to Redis in one
+    publish after commit (one round trip, issue 14), not one each. Keys asked for inside a
+    savepoint join the transaction's publish; a publish first asked for inside a savepoint that
+    rolls back is dropped with it, so what the block around it asks for afterwards is published
+    by a callback of its own (never lost with the rolled-back one)."""
+    from types import SimpleNamespace
+
+    from django.db import transaction
+
+    sent = []
+    monkeypatch.setattr(live, "live_publish", lambda keys: sent.append(sorted(keys)))  # one call: one round trip
+    person, ai = SimpleNamespace(pk=7, is_ai=False), SimpleNamespace(pk=8, is_ai=True)
+    with django_capture_on_commit_callbacks(execute=True) as callbacks:
+        with transaction.atomic():
+            live.live_game_publish_after_commit(3)
+            live.live_publish_after_commit([SimpleNamespace(player=person), SimpleNamespace(player=ai)])
+            with transaction.atomic():  # a savepoint that commits: its key joins the same call
+                live.live_game_publish_after_commit(4)
+    assert len(callbacks) == 1 and sent == [["g3", "g4", "p7"]]
+
+    sent.clear()
+    with django_capture_on_commit_callbacks(execute=True) as callbacks:
+        with transaction.atomic():
+            try:
+                with transaction.atomic():
+                    live.live_game_publish_after_commit(5)
+                    raise RuntimeError("rolled back")
+            except RuntimeError:
+                pass
+            live.live_game_publish_after_commit(6)
+    assert len(callbacks) == 1 and sent == [["g6"]]  # g5's change was rolled back: not published
