@@ -16,8 +16,8 @@ from games import engine
 
 from ..ai_play import ai_action_choose
 from ..models import Game, GameStatus
-from .common import (_action_apply, _actions_written, _ai_turn_schedule_if_due, _game_lock, _state_of,
-                     _system_random)
+from .common import (PendingWrites, _action_apply, _actions_written, _ai_turn_schedule_if_due, _game_lock,
+                     _state_of, _system_random)
 
 logger = logging.getLogger(__name__)
 
@@ -33,18 +33,18 @@ def ai_turn_play(*, game_id: int, expected_version: int) -> int:
     seat's ``player_view`` and applies its action like a person's. The whole turn (at most
     ``AI_TURN_MAX_ACTIONS`` actions) is one transaction: the person's client, long-polling the game,
     is woken once with the turn done instead of once per AI action (issue 14: that halved the
-    game-view requests per AI turn), the game row is saved and the events created once at the end
-    of the turn, not after each action (issue 14), and a worker killed mid-turn leaves no half
-    turn behind (the redelivered task plays it again from ``expected_version``). Returns the number of actions
-    played (0 for a no-op). Safe to run twice, late, or concurrently: each version gets at most one
-    action.
+    game-view requests per AI turn), the moves inserted in one statement, the game row saved and
+    the events created once at the end of the turn, not after each action (issue 14), and a worker
+    killed mid-turn leaves no half turn behind (the redelivered task plays it again from
+    ``expected_version``). Returns the number of actions played (0 for a no-op). Safe to run twice,
+    late, or concurrently: each version gets at most one action.
     """
     played = 0
     with transaction.atomic():
         game = _game_lock(game_id=game_id)  # locked until the turn commits: no need to read it again
         if game.version != expected_version:
             return 0
-        pending: list = []  # the turn's notices: the row is saved and the events written once, at its end
+        pending = PendingWrites()  # the turn's moves and notices: written once, at its end
         while game.status == GameStatus.ACTIVE and game.awaiting_ai:
             if played >= AI_TURN_MAX_ACTIONS:
                 _ai_turn_schedule_if_due(game=game)
@@ -53,12 +53,12 @@ def ai_turn_play(*, game_id: int, expected_version: int) -> int:
                             pending=pending)
             played += 1
         if played:
-            _actions_written(game=game, notices=pending)
+            _actions_written(game=game, notices=pending.notices, moves=pending.moves)
     return played
 
 
 def _ai_action_play(*, game: Game, seat: int, level: str, auto_played: bool = False,
-                    pending: list | None = None) -> None:
+                    pending: PendingWrites | None = None) -> None:
     """Let the AI of ``level`` choose ``seat``'s next action from that seat's ``player_view`` and
     apply it to the locked ``game`` (``common._action_apply``, with ``pending`` if given: the row's
     save and the events left to the caller; ``auto_played``: for a person after a timeout). If the

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import math
 import secrets
+from dataclasses import dataclass, field
 from datetime import timedelta
 from typing import Any
 
@@ -18,7 +19,7 @@ from games import engine
 from notifications.live import live_game_publish_after_commit
 from notifications.services import events_create
 from okgin_project.errors import NotFound
-from okgin_project.rows import row_insert, row_update
+from okgin_project.rows import row_insert, row_update, rows_insert
 from players.models import Player
 
 from .. import fairness
@@ -302,10 +303,10 @@ def _action_apply(*, game: Game, seat: int, action: Any, auto_played: bool = Fal
     the version, save the row and write the notification events. An action the player chose (not
     ``auto_played`` for them after a timeout) resets their count of consecutive auto-played turns.
 
-    ``pending``: a list that collects the events' notices instead, the row's save and the events
-    being left to the caller (``_actions_written``, once for a run of actions under one lock: the
-    AI's turn, issue 14). Returns the events (unredacted dicts). Raises the engine's
-    ``EngineError`` before any write.
+    ``pending``: a ``PendingWrites`` that collects the Move and the events' notices instead, the
+    Move's insert, the row's save and the events being left to the caller (``_actions_written``,
+    once for a run of actions under one lock: the AI's turn, issue 14). Returns the events
+    (unredacted dicts). Raises the engine's ``EngineError`` before any write.
     """
     state = _state_of(game)
     new_state, events = engine.apply(state, seat, action)
@@ -314,8 +315,12 @@ def _action_apply(*, game: Game, seat: int, action: Any, auto_played: bool = Fal
         round_id = Round.objects.filter(game_id=game.pk, number=game.round_number).values_list("pk", flat=True).get()
     game.move_count += 1
     event_dicts = [e.to_dict() for e in events]
-    row_insert(Move(game=game, round_id=round_id, seq=game.move_count, seat=seat, action=action.to_dict(),
-                    events=event_dicts, auto_played=auto_played))  # issue 14: not compiled by the ORM
+    move = Move(game=game, round_id=round_id, seq=game.move_count, seat=seat, action=action.to_dict(),
+                events=event_dicts, auto_played=auto_played)
+    if pending is None:
+        row_insert(move)  # issue 14: not compiled by the ORM
+    else:
+        pending.moves.append(move)
     if not auto_played:
         game.auto_played_set(seat, 0)
     ended = next((e for e in events if e.type == "round_ended"), None)
@@ -343,13 +348,26 @@ def _action_apply(*, game: Game, seat: int, action: Any, auto_played: bool = Fal
     if pending is None:
         _actions_written(game=game, notices=notices)
     else:
-        pending += notices
+        pending.notices += notices
     return event_dicts
 
 
-def _actions_written(*, game: Game, notices: list) -> None:
+@dataclass
+class PendingWrites:
+    """What a run of actions under one lock (``_action_apply`` with ``pending``) leaves to write
+    once at its end (``_actions_written``): its ``moves`` (unsaved ``Move`` rows, in order) and
+    the ``notices`` of their events."""
+
+    moves: list = field(default_factory=list)
+    notices: list = field(default_factory=list)
+
+
+def _actions_written(*, game: Game, notices: list, moves: list | None = None) -> None:
     """Save the locked ``game`` row after ``_action_apply`` (while the match goes on only the
-    columns an action changes, ``_ACTION_FIELDS``) and create the events of ``notices``."""
+    columns an action changes, ``_ACTION_FIELDS``), insert ``moves`` (a run's ``PendingWrites``:
+    one statement for all of them, issue 14) and create the events of ``notices``."""
+    if moves:
+        rows_insert(moves)
     if game.status == GameStatus.ACTIVE:
         row_update(game, _ACTION_FIELDS)  # not the rules, staff decks, seats... that no action changes
     else:

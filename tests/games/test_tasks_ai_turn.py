@@ -142,8 +142,10 @@ def test_ai_level_is_random_simple_or_strong_and_shown(alice):
 @pytest.mark.django_db
 def test_an_ai_turn_saves_the_game_row_and_writes_its_events_once(django_capture_on_commit_callbacks):
     """A turn of several AI actions (draw then discard, or take the upcard then discard) updates
-    the game row once and inserts its events in one statement, still one ``opponent_moved`` per AI
-    action, in order, with the version each action reached; the row ends as the turn left it."""
+    the game row once and inserts its moves in one statement and its events in one, still one
+    move and one ``opponent_moved`` per AI action, in order, with the version each action reached
+    (the moves numbered on from the game's, by the AI's seat, each with its own events); the row
+    ends as the turn left it."""
     from django.db import connection
     from django.test.utils import CaptureQueriesContext
 
@@ -171,9 +173,16 @@ def test_an_ai_turn_saves_the_game_row_and_writes_its_events_once(django_capture
         sqls = [q["sql"] for q in queries.captured_queries]
         assert sum(s.startswith('UPDATE "games_game"') for s in sqls) == 1, sqls
         assert sum(s.startswith('INSERT INTO "notifications_event"') for s in sqls) == 1, sqls
+        assert sum(s.startswith('INSERT INTO "games_move"') for s in sqls) == 1, sqls
         after = Game.objects.get(pk=game.pk)
         ai_moves = list(Move.objects.filter(game=game, seq__gt=moves_before).order_by("seq"))
         assert len(ai_moves) == played and after.version == game.version + played
+        assert [m.seq for m in ai_moves] == list(range(moves_before + 1, moves_before + played + 1))
+        assert {m.seat for m in ai_moves} == {1} and all(m.events for m in ai_moves)
+        assert [m.events[0]["type"] for m in ai_moves] == \
+            [{"draw_stock": "drew_stock", "discard": "discarded", "take_upcard": "upcard_taken",
+              "draw_discard": "drew_discard", "pass": "upcard_passed", "knock": "knocked"}[m.action["type"]]
+             for m in ai_moves]
         moved = list(Event.objects.filter(player=me, kind="opponent_moved").order_by("id"))[-played:]
         assert [e.data["version"] for e in moved] == list(range(game.version + 1, after.version + 1))
         assert [e.data["action"]["type"] for e in moved] == [m.action["type"] for m in ai_moves]
