@@ -153,6 +153,8 @@ def _etag(game, seat) -> str:
 
 
 class GameDetailApi(APIView):
+    auth_cache = True  # the account may come from this process's cache (players.authentication)
+
     @extend_schema(
         operation_id="game_detail",
         parameters=[IF_NONE_MATCH, ETAG, WAIT],
@@ -183,6 +185,7 @@ class GameDetailApi(APIView):
 
 class ActionSubmitApi(APIView):
     throttle_scope = "actions"
+    auth_cache = True  # the account may come from this process's cache (players.authentication)
 
     @extend_schema(
         operation_id="action_submit",

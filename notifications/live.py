@@ -219,6 +219,8 @@ class RedisHub(LocalHub):
                         continue
                     kind = message.get("type")
                     if kind == "psubscribe":
+                        for _prefix, _on_key, on_resubscribe in _key_listeners:
+                            on_resubscribe()  # before anyone can rely on the listener again
                         subscribed.set()
                         backoff = 0.5
                         self.publish_all()  # anything published while we were away: read again
@@ -226,7 +228,11 @@ class RedisHub(LocalHub):
                         channel = message["channel"]
                         if isinstance(channel, bytes):
                             channel = channel.decode()
-                        self.publish([channel[len(self.prefix):]])
+                        key = channel[len(self.prefix):]
+                        for prefix, on_key, _on_resubscribe in _key_listeners:
+                            if key.startswith(prefix):
+                                on_key(key)
+                        self.publish([key])
             except redis.RedisError as exc:
                 subscribed.clear()
                 logger.warning("live listener lost Redis (%s); reconnecting in %.1f s", exc, backoff)
@@ -270,6 +276,44 @@ def hub() -> LocalHub:
             else:
                 _hub = LocalHub()
         return _hub
+
+
+_key_listeners: list = []  # (key prefix, on_key, on_resubscribe), see live_keys_listen
+
+
+def live_keys_listen(prefix: str, on_key, on_resubscribe) -> None:
+    """In every process whose Redis listener runs (``RedisHub``), call ``on_key(key)`` on the
+    listener's thread for each published key that starts with ``prefix``, and
+    ``on_resubscribe()`` each time the listener (re)subscribes, before ``listening()`` is True
+    again (keys published while it was away are lost). Used by ``players.authentication`` to
+    forget changed accounts in every web process. Register once, at start-up."""
+    _key_listeners.append((prefix, on_key, on_resubscribe))
+
+
+def live_listening() -> bool:
+    """True when this process receives every key published from now on: its hub is Redis's and
+    its listener is subscribed (no Redis call). The local hub of the embedded default receives
+    only this process's keys, so False there."""
+    h = hub()
+    return isinstance(h, RedisHub) and h.listening()
+
+
+def live_listener_start() -> None:
+    """Start this process's Redis listener if it is not running, without waiting for it (the
+    local hub has none)."""
+    h = hub()
+    if isinstance(h, RedisHub) and not h.listening():
+        try:
+            h.ready(timeout=0)
+        except LiveUnavailable:
+            pass  # subscribing in the background
+
+
+def live_keys_publish_after_commit(keys: set[str]) -> None:
+    """Publish ``keys`` to every process's hub after the current transaction commits (at once
+    outside one), with the transaction's other keys (``_publish_after_commit``)."""
+    if keys:
+        _publish_after_commit(set(keys))
 
 
 def live_publish(keys: Iterable[str]) -> None:

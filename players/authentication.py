@@ -1,16 +1,24 @@
 """JWT authentication that loads the user and their player profile in one query, and refuses a
 token issued before the account's last password change (claim ``gen``, see ``players.tokens``).
 
-With ``OKGIN_AUTH_CACHE_SECONDS`` above 0 (default 0: off, every request reads the account, so a
-revocation applies at once in every process), each web process keeps the users it authenticated for
-that long, so a client's burst of requests reads its account once. A change to the account in this process
-(a password change, deactivation, deletion: any save of the user or its player, and the token
-revocation of ``players.accounts``) forgets it at once; other processes (and a request of this one
-that read the account while the change was not yet committed) see it within those seconds.
+The two requests of play, the action POST and the game view (views with ``auth_cache = True``),
+reuse an account this web process read in the last ``OKGIN_AUTH_CACHE_SECONDS`` (default 10; 0:
+off) instead of reading it again: about 0.3 ms of the web process's and PostgreSQL's CPU per
+request (issue 14). They need only who the player is and that the token is still good, and a
+change of the account is forgotten at once in every process: any save or deletion of the user
+or its player, and the token revocation of ``players.accounts``, forgets it in this process and,
+after its commit, publishes ``a<user id>`` through the live hub (``notifications.live``), whose
+listener forgets it in every other web process, milliseconds later. So the cache is used only
+while this process's Redis listener is subscribed (never with the local hub of the embedded
+default), is emptied whenever the listener subscribes again (what was published meanwhile is
+lost), and an account read while any account changed is not kept (it may be older than the
+change). A revocation whose publish fails (Redis failing at that moment while the listeners stay
+connected) holds in other processes after at most ``OKGIN_AUTH_CACHE_SECONDS``. Every other view
+reads the account at every request, as before.
 
 Decoding an access token (its signature, ``exp`` and type) is done once per token in each process
-and kept until its ``exp``; the account is still read and the token's ``gen`` checked against it
-at every request (``PlayerJWTAuthentication.get_validated_token``).
+and kept until its ``exp``; the account's state and the token's ``gen`` are checked at every
+request, against the database or the cache above (``PlayerJWTAuthentication.get_validated_token``).
 """
 import copy
 import threading
@@ -37,6 +45,12 @@ class PlayerJWTAuthentication(JWTAuthentication):
     Raises 401 ``user_not_found`` / ``user_inactive`` (DRF's ``AuthenticationFailed``: simplejwt's
     own wraps the code in a dict that the API would answer as ``authentication_failed``), 401
     ``token_not_valid`` (expired, malformed, or revoked by a password change)."""
+
+    def authenticate(self, request):
+        """simplejwt's authentication; the account may come from this process's cache when the
+        view declares ``auth_cache = True`` (the module docstring)."""
+        self._cacheable = getattr((request.parser_context or {}).get("view"), "auth_cache", False)
+        return super().authenticate(request)
 
     def get_validated_token(self, raw_token):
         """simplejwt's validation of ``raw_token`` (bytes: signature, ``exp``, type), done once per
@@ -69,7 +83,7 @@ class PlayerJWTAuthentication(JWTAuthentication):
             raise InvalidToken("Token contained no recognizable user identification") from exc
         user_model = get_user_model()
         try:
-            user = _user_with_player(user_id)
+            user = _user_with_player(user_id, cacheable=getattr(self, "_cacheable", False))
         except user_model.DoesNotExist as exc:
             raise AuthenticationFailed("User not found", code="user_not_found") from exc
         if not user.is_active:
@@ -84,27 +98,36 @@ _VALIDATED_MAX = 10_000  # tokens kept at most; past it the cache starts again e
 _recent: dict = {}  # str(user id) (the token's claim is a string) -> (monotonic expiry, user with its player)
 _recent_lock = threading.Lock()
 _RECENT_MAX = 10_000  # users kept at most; past it the cache starts again empty
+_changes = 0  # accounts forgotten in this process so far (under _recent_lock): see _user_with_player
 
 
-def _user_with_player(user_id):
-    """The user ``user_id`` with its player (``select_related``), from this process's cache of
-    the last ``OKGIN_AUTH_CACHE_SECONDS`` or one query; each request gets its own copies. Raises
-    the user model's ``DoesNotExist``."""
+def _user_with_player(user_id, *, cacheable: bool = False):
+    """The user ``user_id`` with its player (``select_related``): with ``cacheable`` (a view with
+    ``auth_cache``) from this process's cache of the last ``OKGIN_AUTH_CACHE_SECONDS`` while
+    account changes reach this process (``notifications.live.live_listening``), else one query;
+    each request gets its own copies. A read is kept only if no account was forgotten while it
+    ran (it could hold what a change had just replaced). Raises the user model's
+    ``DoesNotExist``."""
+    from notifications.live import live_listener_start, live_listening
+
     ttl = settings.OKGIN_AUTH_CACHE_SECONDS
-    now = time.monotonic()
-    if ttl > 0:
-        with _recent_lock:
-            hit = _recent.get(str(user_id))
-        if hit is not None and hit[0] > now:
-            return _copied(hit[1])
+    if not cacheable or ttl <= 0:
+        return _user_read(user_id)
+    if not live_listening():
+        live_listener_start()  # the cache is used once this process hears of account changes
+        return _user_read(user_id)
+    key, now = str(user_id), time.monotonic()
+    with _recent_lock:
+        hit, seen = _recent.get(key), _changes
+    if hit is not None and hit[0] > now:
+        return _copied(hit[1])
     user = _user_read(user_id)
-    if ttl > 0:
-        with _recent_lock:
+    with _recent_lock:
+        if _changes == seen:
             if len(_recent) >= _RECENT_MAX:
                 _recent.clear()
-            _recent[str(user_id)] = (now + ttl, user)
-        return _copied(user)
-    return user
+            _recent[key] = (now + ttl, user)
+    return _copied(user)
 
 
 def _user_read(user_id, using: str = DEFAULT_DB_ALIAS):
@@ -150,9 +173,46 @@ def _copied(user):
 
 
 def auth_cache_forget(user_id) -> None:
-    """Forget ``user_id``'s cached account in this process (a request that reads the account
-    before the change commits may cache it again, for at most ``OKGIN_AUTH_CACHE_SECONDS``)."""
+    """Forget ``user_id``'s account in this process's cache now and, once the current transaction
+    commits, in every web process (``a<user id>`` published through the live hub, received by
+    ``_forget_published``). Call it on any change of a user or its player (``players.apps``
+    does for saves and deletions)."""
     if user_id is None:
         return
+    _forget_here(user_id)
+    from notifications.live import live_keys_publish_after_commit
+
+    live_keys_publish_after_commit({f"{AUTH_KEY_PREFIX}{user_id}"})
+
+
+AUTH_KEY_PREFIX = "a"  # live key of an account change: "a<user id>"
+
+
+def _forget_here(user_id) -> None:
+    """Forget ``user_id``'s cached account in this process (and count the change)."""
+    global _changes
     with _recent_lock:
         _recent.pop(str(user_id), None)
+        _changes += 1
+
+
+def _forget_published(key: str) -> None:
+    """The live listener's callback for a published ``a<user id>``: forget that account here."""
+    _forget_here(key[len(AUTH_KEY_PREFIX):])
+
+
+def _forget_all() -> None:
+    """The live listener's callback when it (re)subscribes: changes published while it was away
+    are lost, so forget every cached account."""
+    global _changes
+    with _recent_lock:
+        _recent.clear()
+        _changes += 1
+
+
+def auth_cache_listen() -> None:
+    """Have this process's live listener forget the accounts changed in other processes (called
+    once, by ``players.apps``)."""
+    from notifications.live import live_keys_listen
+
+    live_keys_listen(AUTH_KEY_PREFIX, _forget_published, _forget_all)

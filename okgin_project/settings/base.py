@@ -203,7 +203,9 @@ OKGIN_REDIS_RETRY_SECONDS = 5.0
 
 # Seconds a web process reuses an authenticated user and player (players.authentication; 0: off).
 # Changes made in the process apply at once; other processes see them within these seconds.
-OKGIN_AUTH_CACHE_SECONDS = env.float("AUTH_CACHE_SECONDS", default=0.0)  # off: revocation checked on each request
+# Seconds the action POST and the game view may reuse an account read by this web process; any
+# change of an account is forgotten at once in every process (players/authentication.py). 0: off.
+OKGIN_AUTH_CACHE_SECONDS = env.float("AUTH_CACHE_SECONDS", default=10.0)
 
 SIMPLE_JWT = {
     "ACCESS_TOKEN_LIFETIME": timedelta(minutes=env.int("JWT_ACCESS_MINUTES", default=60)),

@@ -30,3 +30,6 @@ OKGIN_INPROCESS_SCHEDULER = env.bool("INPROCESS_SCHEDULER", default=False)
 # Static files from the apps' folders, as in the embedded default (production collects them).
 WHITENOISE_USE_FINDERS = True
 WHITENOISE_AUTOREFRESH = True
+# Every request reads its account, so a test's queries do not depend on whether this process's
+# live listener had subscribed yet (tests/players/test_authentication_cache.py turns the cache on).
+OKGIN_AUTH_CACHE_SECONDS = env.float("AUTH_CACHE_SECONDS", default=0.0)
