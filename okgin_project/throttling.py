@@ -118,18 +118,20 @@ class _CountedRate:
         counts every scope of the view's throttles (DRF asks each of them in turn, and each is
         counted on its own whatever the others answer) in one ``window_hits`` call, one Redis
         round trip instead of one per scope (issue 14), and keeps the answers on the request
-        (``okgin_rate_counts``, by window key) for the others."""
+        (``okgin_rate_counts``: per window key, in the throttles' order, each answer taken once)
+        for the others. Two throttles with the same key are counted twice, as DRF counts them; a
+        window not among the view's throttles is counted on its own."""
         counted = getattr(request, "okgin_rate_counts", None)
-        if counted is None or window[0] not in counted:
-            windows = {window[0]: window}
-            if counted is None:
-                for throttle in view.get_throttles():
-                    other = throttle.window(request, view) if isinstance(throttle, _CountedRate) else None
-                    if other is not None:
-                        windows.setdefault(other[0], other)
-            counted = {**(counted or {}), **dict(zip(windows, self._hits(list(windows.values()))))}
-            request.okgin_rate_counts = counted
-        return counted[window[0]]
+        if counted is None:
+            windows = [w for throttle in view.get_throttles() if isinstance(throttle, _CountedRate)
+                       for w in [throttle.window(request, view)] if w is not None]
+            counted = request.okgin_rate_counts = {}
+            for each, hit in zip(windows, self._hits(windows) if windows else []):
+                counted.setdefault(each[0], []).append(hit)
+        answers = counted.get(window[0])
+        if not answers:
+            return self._hits([window])[0]
+        return answers.pop(0)
 
     def _hits(self, windows):
         """``window_hits`` on the shared cache, or on this process's counts while it is unreachable."""

@@ -13,7 +13,8 @@ while this process's Redis listener is subscribed (never with the local hub of t
 default), is emptied whenever the listener subscribes again (what was published meanwhile is
 lost), and an account read while any account changed is not kept (it may be older than the
 change). A revocation whose publish fails (Redis failing at that moment while the listeners stay
-connected) holds in other processes after at most ``OKGIN_AUTH_CACHE_SECONDS``. Every other view
+connected) holds in other processes after at most ``OKGIN_AUTH_CACHE_SECONDS`` (a listener cut off
+without noticing, too: it notices within about 35 s, and entries expire before that). Every other view
 reads the account at every request, as before.
 
 Decoding an access token (its signature, ``exp`` and type) is done once per token in each process
@@ -174,14 +175,18 @@ def _copied(user):
 
 def auth_cache_forget(user_id) -> None:
     """Forget ``user_id``'s account in this process's cache now and, once the current transaction
-    commits, in every web process (``a<user id>`` published through the live hub, received by
-    ``_forget_published``). Call it on any change of a user or its player (``players.apps``
-    does for saves and deletions)."""
+    commits, here again (a request of this process may have read and kept the account as it was
+    before the commit) and in every web process (``a<user id>`` published through the live hub,
+    received by ``_forget_published``). Call it on any change of a user or its player
+    (``players.apps`` does for saves and deletions)."""
     if user_id is None:
         return
     _forget_here(user_id)
+    from django.db import transaction
+
     from notifications.live import live_keys_publish_after_commit
 
+    transaction.on_commit(lambda: _forget_here(user_id))
     live_keys_publish_after_commit({f"{AUTH_KEY_PREFIX}{user_id}"})
 
 

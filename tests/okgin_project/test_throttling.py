@@ -129,3 +129,38 @@ def test_all_scopes_of_a_request_are_counted_in_one_redis_call(alice, settings, 
     finally:
         if keys:
             client.delete(*keys)
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("backend", ["redis", "local memory"])
+def test_two_throttles_with_one_key_count_twice_as_drf_counts_them(settings, throttle_clock, backend):
+    """A view with the same scope twice counts each request twice (DRF asks each throttle, each
+    counts on its own): with 4/min the second request is the last let through."""
+    import uuid
+
+    from django.contrib.auth import get_user_model
+    from rest_framework.response import Response
+    from rest_framework.test import APIRequestFactory, force_authenticate
+    from rest_framework.views import APIView
+
+    from okgin_project.throttling import UserThrottle
+
+    prefix = f"test-throttle-{uuid.uuid4().hex}"
+    settings.CACHES = {"default": {"BACKEND": "okgin_project.cache.RedisCache", "LOCATION": settings.REDIS_URL,
+                                   "KEY_PREFIX": prefix}} if backend == "redis" else \
+        {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache", "LOCATION": prefix}}
+    settings.OKGIN_THROTTLE_RATES = {"user": "4/min"}
+
+    class Twice(APIView):
+        throttle_classes = [UserThrottle, UserThrottle]
+
+        def get(self, request):
+            return Response({})
+
+    user = get_user_model().objects.create(username="twice")
+    codes = []
+    for _ in range(3):
+        request = APIRequestFactory().get("/twice/")
+        force_authenticate(request, user=user)
+        codes.append(Twice.as_view()(request).status_code)
+    assert codes == [200, 200, 429]

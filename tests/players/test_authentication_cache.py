@@ -160,3 +160,18 @@ def test_a_change_is_published_after_commit_and_a_resubscribe_forgets_everything
     assert _account_reads(client, _game_path(client)) == 1 and authentication._recent
     authentication._forget_all()  # what the listener calls when it subscribes again
     assert authentication._recent == {}
+
+
+def test_an_account_kept_before_the_change_committed_is_forgotten_after_it(
+        alice, anon, cache_on, monkeypatch, django_capture_on_commit_callbacks):
+    """A request of this process that read the account between the change's forget and its commit
+    kept it as it was: the commit forgets it again here, even when the publish to the other
+    processes fails."""
+    monkeypatch.setattr(live, "live_publish", lambda keys: None)  # the publish lost
+    user = get_user_model().objects.get(username="alice")
+    with django_capture_on_commit_callbacks(execute=True):
+        user.is_active = False
+        user.save()  # forgotten now
+        authentication._recent[str(user.pk)] = (time.monotonic() + 60, user)  # kept meanwhile
+        assert str(user.pk) in authentication._recent
+    assert str(user.pk) not in authentication._recent
