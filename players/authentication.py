@@ -186,8 +186,19 @@ def auth_cache_forget(user_id) -> None:
 
     from notifications.live import live_keys_publish_after_commit
 
-    transaction.on_commit(lambda: _forget_here(user_id))
+    transaction.on_commit(ForgetAfterCommit(user_id))
     live_keys_publish_after_commit({f"{AUTH_KEY_PREFIX}{user_id}"})
+
+
+class ForgetAfterCommit:
+    """The after-commit callback of ``auth_cache_forget`` in this process (a class, so that tests
+    counting the work queued after commit can tell it apart)."""
+
+    def __init__(self, user_id) -> None:
+        self.user_id = user_id
+
+    def __call__(self) -> None:
+        _forget_here(self.user_id)
 
 
 AUTH_KEY_PREFIX = "a"  # live key of an account change: "a<user id>"

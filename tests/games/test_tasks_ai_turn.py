@@ -8,6 +8,7 @@ from django.utils import timezone
 from games import engine, services, tasks
 from games.models import Game, Move
 from notifications.live import PublishAfterCommit
+from players.authentication import ForgetAfterCommit
 from tests.games.factories import DECK, player_make
 
 
@@ -20,8 +21,9 @@ def _ai_game():
 
 
 def _tasks(callbacks):
-    """The after-commit callbacks that queue work (not the wake-ups of long-polling requests)."""
-    return [c for c in callbacks if not isinstance(c, PublishAfterCommit)]
+    """The after-commit callbacks that queue work (not the wake-ups of long-polling requests, nor
+    this process's forgetting of a changed account)."""
+    return [c for c in callbacks if not isinstance(c, (PublishAfterCommit, ForgetAfterCommit))]
 
 
 def _person_passes(me, game):
