@@ -33,7 +33,6 @@ from .models import Game, Move, PlayerRating, Round
 from .presenters import game_detail_dict, game_summary_dict, move_dict, review_dict, round_dict
 from .serializers import (
     ActionSubmitInputSerializer,
-    action_submission,
     ActionSubmitOutputSerializer,
     ErrorSerializer,
     ExportSerializer,
@@ -45,6 +44,7 @@ from .serializers import (
     MoveSerializer,
     RoundSerializer,
     VerifySerializer,
+    action_submission,
 )
 
 ERRORS = {code: OpenApiResponse(ErrorSerializer) for code in (400, 401, 403, 404, 409, 422, 429)}

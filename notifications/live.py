@@ -283,7 +283,8 @@ _key_listeners: list = []  # (key prefix, on_key, on_resubscribe), see live_keys
 
 def live_keys_listen(prefix: str, on_key, on_resubscribe) -> None:
     """In every process whose Redis listener runs (``RedisHub``), call ``on_key(key)`` on the
-    listener's thread for each published key that starts with ``prefix``, and
+    listener's thread for each published key that starts with ``prefix`` (in the process that
+    published it also right after its commit, ``PublishAfterCommit``), and
     ``on_resubscribe()`` each time the listener (re)subscribes, before ``listening()`` is True
     again (keys published while it was away are lost). Used by ``players.authentication`` to
     forget changed accounts in every web process. Register once, at start-up."""
@@ -309,13 +310,6 @@ def live_listener_start() -> None:
             pass  # subscribing in the background
 
 
-def live_keys_publish_after_commit(keys: set[str]) -> None:
-    """Publish ``keys`` to every process's hub after the current transaction commits (at once
-    outside one), with the transaction's other keys (``_publish_after_commit``)."""
-    if keys:
-        _publish_after_commit(set(keys))
-
-
 def live_publish(keys: Iterable[str]) -> None:
     """Wake the requests waiting on ``keys`` now (call it after the change committed)."""
     keys = sorted(set(keys))
@@ -329,21 +323,20 @@ def live_publish_after_commit(notices) -> None:
     ``notifications.services.Notice``). Requests waiting on a game are woken by the change of its
     version instead (:func:`live_game_publish_after_commit`): an event is not always a change of
     the game view, and a change of the game view (a withdrawn invitation) not always an event."""
-
-    keys = {player_key(n.player.pk) for n in notices if n.player is not None and not n.player.is_ai}
-    if keys:
-        _publish_after_commit(keys)
+    live_keys_publish_after_commit({player_key(n.player.pk) for n in notices
+                                    if n.player is not None and not n.player.is_ai})
 
 
 def live_game_publish_after_commit(game_id: int) -> None:
     """After the current transaction commits, wake the requests long-polling game ``game_id``'s
     view (``GET games/{id}/?wait=``). Called by ``games.services.common._version_bump``, through
     which every change a player of the game can see goes."""
-    _publish_after_commit({game_key(game_id)})
+    live_keys_publish_after_commit({game_key(game_id)})
 
 
-def _publish_after_commit(keys: set[str]) -> None:
-    """Publish ``keys`` once the current transaction commits (at once outside one), in one Redis
+def live_keys_publish_after_commit(keys: set[str]) -> None:
+    """Publish ``keys`` once the current transaction commits (at once outside one), to this
+    process's key listeners (``live_keys_listen``) and then to every process's hub, in one Redis
     round trip with the keys this transaction asked for before: they are added to the
     ``PublishAfterCommit`` registered earlier in this atomic block or in one around it, else a new
     one is registered (issue 14: an AI turn asked twice, for the game and for the person's feed).
@@ -352,6 +345,8 @@ def _publish_after_commit(keys: set[str]) -> None:
     waiters to read the database again."""
     from django.db import transaction
 
+    if not keys:
+        return
     connection = transaction.get_connection()
     if connection.in_atomic_block:
         current = set(connection.savepoint_ids)
@@ -363,13 +358,19 @@ def _publish_after_commit(keys: set[str]) -> None:
 
 
 class PublishAfterCommit:
-    """The after-commit callback of :func:`live_publish_after_commit` (a class, so that tests
-    counting the tasks queued after commit can tell it apart)."""
+    """The after-commit callback of :func:`live_keys_publish_after_commit` (a class, so that tests
+    counting the tasks queued after commit can tell it apart): this process's key listeners get
+    the keys at once, whether or not the publish to Redis then succeeds (a process's own change
+    is never left to the echo of its publish), then every process's hub."""
 
     def __init__(self, keys) -> None:
         self.keys = keys
 
     def __call__(self) -> None:
+        for key in self.keys:
+            for prefix, on_key, _on_resubscribe in _key_listeners:
+                if key.startswith(prefix):
+                    on_key(key)
         live_publish(self.keys)
 
 

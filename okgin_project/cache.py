@@ -37,11 +37,6 @@ class RedisCacheClient(DjangoRedisCacheClient):
             raise ValueError("Key '%s' not found." % key)
         return value
 
-    def window_hit(self, key, before_key, limit, before_weight, timeout):
-        """``okgin_project.throttling.window_hit`` in one script (atomic, one round trip): the
-        keys are already made (prefix, version)."""
-        return self.window_hits([(key, before_key, limit, before_weight, timeout)])[0]
-
     def window_hits(self, windows):
         """``okgin_project.throttling.window_hits``: each window of ``windows`` (tuples of
         ``window_hit``'s arguments, keys already made) counted on its own, all in one script (one

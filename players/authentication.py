@@ -176,29 +176,15 @@ def _copied(user):
 def auth_cache_forget(user_id) -> None:
     """Forget ``user_id``'s account in this process's cache now and, once the current transaction
     commits, here again (a request of this process may have read and kept the account as it was
-    before the commit) and in every web process (``a<user id>`` published through the live hub,
-    received by ``_forget_published``). Call it on any change of a user or its player
-    (``players.apps`` does for saves and deletions)."""
+    before the commit) and in every web process: ``a<user id>`` goes to ``_forget_published``
+    here at the commit and, through the live hub, in every other process. Call it on any change
+    of a user or its player (``players.apps`` does for saves and deletions)."""
     if user_id is None:
         return
     _forget_here(user_id)
-    from django.db import transaction
-
     from notifications.live import live_keys_publish_after_commit
 
-    transaction.on_commit(ForgetAfterCommit(user_id))
     live_keys_publish_after_commit({f"{AUTH_KEY_PREFIX}{user_id}"})
-
-
-class ForgetAfterCommit:
-    """The after-commit callback of ``auth_cache_forget`` in this process (a class, so that tests
-    counting the work queued after commit can tell it apart)."""
-
-    def __init__(self, user_id) -> None:
-        self.user_id = user_id
-
-    def __call__(self) -> None:
-        _forget_here(self.user_id)
 
 
 AUTH_KEY_PREFIX = "a"  # live key of an account change: "a<user id>"

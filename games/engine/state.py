@@ -100,9 +100,7 @@ class Event:
     data: dict = field(default_factory=dict)
 
     def __post_init__(self):
-        if not isinstance(self.type, str) or not _is_seat(self.seat, none_ok=True) or not isinstance(self.data, dict):
-            raise BadArgument(f"an event is a type (text), a seat (0, 1 or None) and a dict of data, got "
-                              f"{self.type!r}, {self.seat!r}, {self.data!r}")
+        _event_check(self.type, self.seat, self.data)
 
     def to_dict(self) -> dict:
         """``{"type": str, "seat": int | None, **data}``."""
@@ -123,14 +121,19 @@ def _event_from_json(d) -> Event:
     (``type`` or ``seat`` missing) for the caller's ``_json_shape`` to turn into one."""
     data = dict(_json_object(d))
     kind, seat = data.pop("type"), data.pop("seat")
-    if type(kind) is not str or not (seat is None or (type(seat) is int and seat in (0, 1))):
-        raise BadArgument(f"an event is a type (text), a seat (0, 1 or None) and a dict of data, got "
-                          f"{kind!r}, {seat!r}, {data!r}")
+    _event_check(kind, seat, data)
     event = _new(Event)
     _setattr(event, "type", kind)
     _setattr(event, "seat", seat)
     _setattr(event, "data", data)
     return event
+
+
+def _event_check(kind, seat, data) -> None:
+    """An event's fields as ``Event`` takes them; raises :class:`BadArgument` otherwise."""
+    if not isinstance(kind, str) or not _is_seat(seat, none_ok=True) or not isinstance(data, dict):
+        raise BadArgument(f"an event is a type (text), a seat (0, 1 or None) and a dict of data, got "
+                          f"{kind!r}, {seat!r}, {data!r}")
 
 
 def _events_from_json(items) -> tuple[Event, ...]:

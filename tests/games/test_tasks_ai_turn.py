@@ -8,7 +8,6 @@ from django.utils import timezone
 from games import engine, services, tasks
 from games.models import Game, Move
 from notifications.live import PublishAfterCommit
-from players.authentication import ForgetAfterCommit
 from tests.games.factories import DECK, player_make
 
 
@@ -21,9 +20,8 @@ def _ai_game():
 
 
 def _tasks(callbacks):
-    """The after-commit callbacks that queue work (not the wake-ups of long-polling requests, nor
-    this process's forgetting of a changed account)."""
-    return [c for c in callbacks if not isinstance(c, (PublishAfterCommit, ForgetAfterCommit))]
+    """The after-commit callbacks that queue work (not the wake-ups of long-polling requests)."""
+    return [c for c in callbacks if not isinstance(c, PublishAfterCommit)]
 
 
 def _person_passes(me, game):
