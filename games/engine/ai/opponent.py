@@ -283,36 +283,52 @@ def _turn_factor(hand11: int, took: int | None, passed: int | None, d: int, styl
 
 
 def turn_likelihood(opp: int, k: Knowledge, style: Style, rules: SimRules, depth: int = 2,
-                    below: float = 0.0) -> float:
-    """How well the sampled opponent hand ``opp`` (mask of its ten cards) explains its last turn
-    (``depth`` 1) or last two turns (``depth`` 2) of ``k.opp_turns`` under ``style``: the product
-    of, per turn, the chance of its discard (``greedy`` on the least-deadwood discard, the rest
-    spread), of not knocking when it could (:meth:`Style.p_decline`), and of taking or letting pass
-    the discard-pile top, each divided by its largest possible value; between 0 and 1, never 0.
-    The turn before the last is rebuilt as :func:`~.strong.plausible` does (the card drawn on
-    the last turn may be any card not known to the seat) and scored by its best explanation.
-    1.0 when the opponent has not discarded yet. ``below``: when the last turn's factor alone is
-    at most this, that factor (an upper bound of the likelihood) is returned without scoring the
-    turn before (a shortcut for rejection sampling; 0: always the exact value)."""
+                    below: float = 0.0, beam: int = 3) -> float:
+    """How well the sampled opponent hand ``opp`` (mask of its ten cards) explains its last
+    ``depth`` turns (1: the last one) of ``k.opp_turns`` under ``style``: the product of, per turn,
+    the chance of its discard (``greedy`` on the least-deadwood discard, the rest spread), of not
+    knocking when it could (:meth:`Style.p_decline`), and of taking or letting pass the
+    discard-pile top, each divided by its largest possible value; between 0 and 1, never 0. Each
+    turn before the last is rebuilt backwards from the hand after it: plus that turn's discard,
+    minus the card drawn on the turn after it, which is known when it came from the discard pile
+    and from the stock may have been any card of the hand then that the seat does not know it
+    held before (the last discard itself unless the opponent had taken that card earlier). Over
+    these unknown draws the best explanation is kept, searched with ``beam`` (3) partial
+    explanations per turn (exact for ``depth`` 2, as :func:`~.strong.plausible` does). 1.0 when
+    the opponent has not discarded yet. ``below``: when the likelihood of the turns scored so
+    far is at most this, that value (an upper bound of the likelihood) is returned without
+    scoring the turns before (a shortcut for rejection sampling; 0: always the exact value)."""
     turns = k.opp_turns
     if not turns:
         return 1.0
     passes = k.opp_turn_passed or (None,) * len(turns)
+    n = len(turns)
     took, d = turns[-1]
     hand11 = opp | 1 << d
     f = _turn_factor(hand11, took, passes[-1], d, style, rules)
-    if depth < 2 or len(turns) < 2 or f <= below:
+    if depth < 2 or n < 2 or f <= below:
         return f
-    took2, d2 = turns[-2]
-    if took is not None:
-        xs = [took]
-    else:
-        xs = mask_indices(opp & ~k.opp_known)
-        if all(t != d for t, _ in turns[:-1]):
-            xs.append(d)
-    best = 0.0
-    for x in xs:
-        best = max(best, _turn_factor((hand11 & ~(1 << x)) | 1 << d2, took2, passes[-2], d2, style, rules))
-        if best >= 1.0:
+    # Partial explanations ``(likelihood so far, eleven cards before the discard of turn i)``.
+    states = [(f, hand11)]
+    last = max(0, n - depth)
+    for i in range(n - 1, last, -1):
+        took_i = turns[i][0]
+        prev_took, prev_d = turns[i - 1]
+        held_before = 0  # cards it took from the discard pile before turn i: in its hand already
+        for t, _ in turns[:i]:
+            if t is not None:
+                held_before |= 1 << t
+        nxt: list[tuple[float, int]] = []
+        for p, h in states:
+            if took_i is not None:
+                xs = [took_i]
+            else:
+                xs = mask_indices(h & ~held_before)
+            for x in xs:
+                h2 = (h & ~(1 << x)) | 1 << prev_d
+                nxt.append((p * _turn_factor(h2, prev_took, passes[i - 1], prev_d, style, rules), h2))
+        nxt.sort(key=lambda s: -s[0])
+        states = nxt[:beam]
+        if states[0][0] <= below or states[0][0] <= 0.0:
             break
-    return f * best
+    return states[0][0]

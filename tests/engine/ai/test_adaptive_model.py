@@ -308,6 +308,51 @@ def test_turn_likelihood_worked_out():
     assert turn_likelihood(mask("2C 3C 4C 7H 7D 7C 5S 6S AD KS"), k, Style(), rules()) > 0
 
 
+def test_turn_likelihood_of_older_turns_worked_out():
+    # Three stock draws, oldest first: it threw 2D, then KH, then KS, and holds the hand below.
+    # Last turn: KS is its least-deadwood discard from hand + KS (the highest loose card): 1.
+    # The turn before: the card drawn last may have been KS itself, so it held hand + KH and threw
+    # KH, again its least-deadwood discard: 1. Depth 2 (the default) therefore gives 1.0.
+    # The oldest turn: whatever two cards were drawn since, at least four loose cards of 9 or 10
+    # points (9S 9H JD QS KH KS, less two) were held with 2D, which joins no meld: throwing 2D was
+    # not its least-deadwood discard, 0.02 / 0.82 under the prior, whatever the draws were.
+    hand10 = mask("2C 3C 4C 7H 7D 7C 9S 9H JD QS")
+    k = knowledge([(None, idx("2D")), (None, idx("KH")), (None, idx("KS"))], passed=[None] * 3)
+    s = Style()
+    assert turn_likelihood(hand10, k, s, rules(), depth=1) == pytest.approx(1.0)
+    assert turn_likelihood(hand10, k, s, rules()) == pytest.approx(1.0)
+    assert turn_likelihood(hand10, k, s, rules(), depth=3) == pytest.approx(0.02 / 0.82)
+    assert turn_likelihood(hand10, k, s, rules(), depth=6) == pytest.approx(0.02 / 0.82)
+    # The shortcut: below an upper bound already reached, the turns before are not scored.
+    assert turn_likelihood(hand10, k, s, rules(), depth=3, below=1.0) == pytest.approx(1.0)
+    # A card taken from the discard pile on the oldest turn (9D, which joined 9S 9H then: a
+    # melding take, factor 1) was in the hand before the two later draws, so neither can have
+    # been it. Every turn leaves 26 points or more (no knock passed up); the later two are
+    # explained by drawing KS and KH and throwing them at once; throwing 2D on the oldest is
+    # not its least-deadwood discard (QS is): 0.02 / 0.82.
+    k = knowledge([(idx("9D"), idx("2D")), (None, idx("KH")), (None, idx("KS"))], passed=[None] * 3)
+    held = mask("2C 3C 4C 9S 9H 9D JD QS 8H 6D")  # 2C-4C, three 9s; JD QS 8H 6D loose: 34
+    assert turn_likelihood(held, k, s, rules(), depth=2) == pytest.approx(1.0)
+    assert turn_likelihood(held, k, s, rules(), depth=3) == pytest.approx(0.02 / 0.82)
+
+
+def test_a_card_taken_earlier_is_never_explained_as_a_later_draw():
+    # It took QH on its oldest turn and threw QD, then drew twice from the stock and threw QC,
+    # then 10D. Its hand now (none of these cards melds; no knock is ever open to it):
+    hand10 = mask("5D 7S 5H AH 3S 6H 7D 8S JH QH")
+    k = knowledge([(idx("QH"), idx("QD")), (None, idx("QC")), (None, idx("10D"))], passed=[None] * 3)
+    # QH was in its hand at both later turns, the highest of its loose cards (a queen, and of
+    # the queens the highest card by index: hearts above diamonds and clubs). So throwing QC and
+    # then 10D were not its least-deadwood discards: 0.02 / 0.82 each, whatever it drew. The
+    # oldest turn is best explained by drawing QC and 10D since (each thrown at once): it held
+    # its hand now less 10D plus QD, where QD is its least-deadwood discard (QH may not be thrown,
+    # R6.3): 1; and QH joined no meld then, a loose take: 0.2 / 0.8.
+    assert turn_likelihood(hand10, k, Style(), rules(), depth=3) == pytest.approx(
+        (0.02 / 0.82) ** 2 * 0.25)
+    # Were QH allowed as one of the later draws, both later turns would look well played (about
+    # 164 times likelier): the reconstruction must not do that.
+
+
 def test_play_out_uses_the_opponents_threshold():
     # The opponent (seat 1 of the playout) passes KH (no meld, no knock), draws JC (9C-JC run) and
     # throws KD, keeping AD: 1 point. The baseline knocks with it against seat 0's 3D: seat 0
