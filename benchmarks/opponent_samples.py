@@ -23,10 +23,10 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-from games.engine import RuleSet, apply, deal, new_match, player_view, shuffled_deck  # noqa: E402
-from games.engine.ai import SimplePolicy, StrongPolicy  # noqa: E402
+from games.engine.ai import StrongPolicy  # noqa: E402
 from games.engine.ai.knowledge import mask_indices, read_knowledge, sample_hidden  # noqa: E402
 from games.engine.ai.playout import SimRules, min_deadwood  # noqa: E402
+from games.engine.ai.simple import baseline_rounds  # noqa: E402
 from games.engine.cards import cards_mask  # noqa: E402
 
 
@@ -46,12 +46,7 @@ def main() -> None:
     decisions = 0
     rng = random.Random(args.seed)
     for r_i in range(args.rounds):
-        state = new_match(RuleSet(), rng.randrange(2))
-        state, _ = deal(state, shuffled_deck(rng))
-        pols = [SimplePolicy(seed=3), SimplePolicy(seed=4)]
-        while state.round is not None:
-            seat = state.to_act
-            view = player_view(state, seat)
+        for state, seat, view in baseline_rounds(rng, 1):
             k = read_knowledge(view)
             if view.phase == "discard" and len(k.opp_turns) >= args.min_turns:
                 real = cards_mask(state.round.hands[1 - seat])
@@ -78,7 +73,6 @@ def main() -> None:
                         a[1] += bin(opp & real_hidden).count("1") / max(1, bin(real_hidden).count("1"))
                         a[2] += min_deadwood(opp)
                     acc[s_i][3] += time.process_time() - t0
-            state, _ = apply(state, seat, pols[seat].choose(view))
     print(f"{args.rounds} rounds of simple against simple (seed {args.seed}), {decisions} discard decisions "
           f"with at least {args.min_turns} opponent turns, {args.samples} samples each; "
           f"the real hand's mean least deadwood {real_dw / max(1, decisions):.2f} points")

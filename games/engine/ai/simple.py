@@ -17,10 +17,15 @@ long run may be split if that lowers the deadwood (both engines allow it).
 
 from __future__ import annotations
 
+import random
+from typing import Iterator
+
 from ..actions import Action, Discard, DrawDiscard, DrawStock, Knock, PassUpcard, TakeUpcard
-from ..cards import Card
+from ..cards import Card, shuffled_deck
 from ..melds import mask_best_knock, mask_knock_deadwoods, mask_min_deadwood
-from ..views import PlayerView
+from ..rules import RuleSet
+from ..state import MatchState, apply, deal, new_match
+from ..views import PlayerView, player_view
 from .base import forbidden_mask, hand_mask
 
 
@@ -76,3 +81,27 @@ class SimplePolicy:
             return Knock(best.card)
         discards = [a for a in legal if isinstance(a, Discard)]
         return min(discards, key=lambda a: discard_order_key(a.card, dws[a.card.index]))
+
+
+def baseline_rounds(rng: random.Random, rounds: int, seeds: tuple[int, int] = (3, 4)
+                    ) -> Iterator[tuple[MatchState, int, PlayerView]]:
+    """Play ``rounds`` single rounds of ``simple`` against ``simple`` and yield every decision.
+
+    Each round is a new match (default :class:`~games.engine.RuleSet`, the dealer drawn with
+    ``rng.randrange(2)``, the deck shuffled from ``rng``), played until it ends (a knock, gin or a
+    wall, R7-R8). Yields ``(state, seat, view)`` before each action: the full
+    :class:`~games.engine.MatchState` (hidden cards included, for measuring an AI's guesses
+    against the truth), the seat to act (0 or 1) and that seat's
+    :class:`~games.engine.PlayerView`; the seat's action is applied after the consumer resumes
+    the generator. The same ``rng`` state gives the same rounds. Raises nothing of its own.
+    Used by the opponent-model tests and ``benchmarks/opponent_samples.py``.
+    """
+    for _ in range(rounds):
+        state = new_match(RuleSet(), rng.randrange(2))
+        state, _ = deal(state, shuffled_deck(rng))
+        policies = [SimplePolicy(seed=seeds[0]), SimplePolicy(seed=seeds[1])]
+        while state.round is not None:
+            seat = state.to_act
+            view = player_view(state, seat)
+            yield state, seat, view
+            state, _ = apply(state, seat, policies[seat].choose(view))

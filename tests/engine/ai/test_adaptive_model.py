@@ -15,6 +15,7 @@ from games.engine.ai.knowledge import Knowledge, mask_indices, read_knowledge, s
 from games.engine.ai.opponent import (EPSILON, OpponentModel, Style, greedy_prior, threshold_prior,
                                       turn_likelihood)
 from games.engine.ai.playout import SimRules, min_deadwood, play_out
+from games.engine.ai.simple import baseline_rounds
 from games.engine.cards import Card, cards_mask
 from games.engine.state import RoundResult
 
@@ -374,26 +375,19 @@ def test_the_search_samples_likely_hands_more_often_and_never_rules_one_out():
     p = StrongPolicy(seed=1, time_budget=None, max_iterations=4)
     plain = drawn = 0.0
     n = 0
-    for _ in range(3):
-        state = new_match(RuleSet(), rng.randrange(2))
-        state, _ = deal(state, shuffled_deck(rng))
-        pols = [SimplePolicy(seed=3), SimplePolicy(seed=4)]
-        while state.round is not None:
-            seat = state.to_act
-            view = player_view(state, seat)
-            k = read_knowledge(view)
-            if k.opp_turns and view.phase == "discard":
-                r = rules(view.knock_limit, True)
-                real = cards_mask(state.round.hands[1 - seat])
-                assert turn_likelihood(real, k, Style(), r) > 0
-                unseen = mask_indices(k.unseen)
-                for i in range(3):
-                    opp, stock = p._sample(k, r, random.Random(i), unseen, [])
-                    assert len(stock) + bin(opp & ~k.opp_known).count("1") == len(unseen)
-                    drawn += turn_likelihood(opp, k, Style(), r)
-                    plain += turn_likelihood(sample_hidden(k, random.Random(100 + i), unseen)[0], k, Style(), r)
-                    n += 1
-            state, _ = apply(state, seat, pols[seat].choose(view))
+    for state, seat, view in baseline_rounds(rng, 3):
+        k = read_knowledge(view)
+        if k.opp_turns and view.phase == "discard":
+            r = rules(view.knock_limit, True)
+            real = cards_mask(state.round.hands[1 - seat])
+            assert turn_likelihood(real, k, Style(), r) > 0
+            unseen = mask_indices(k.unseen)
+            for i in range(3):
+                opp, stock = p._sample(k, r, random.Random(i), unseen, [])
+                assert len(stock) + bin(opp & ~k.opp_known).count("1") == len(unseen)
+                drawn += turn_likelihood(opp, k, Style(), r)
+                plain += turn_likelihood(sample_hidden(k, random.Random(100 + i), unseen)[0], k, Style(), r)
+                n += 1
     assert n > 15
     # Measured with these seeds: mean likelihood 0.62 for the sampler's hands, 0.31 for plain
     # weighted draws, over 108 samples each.
@@ -411,30 +405,23 @@ def test_replayed_draws_against_a_baseline_opponent_bring_samples_closer_to_its_
     real_dw = 0
     sums = {"plain": [0, 0.0], "replay": [0, 0.0]}  # least deadwood, real cards held
     n = 0
-    for _ in range(6):
-        state = new_match(RuleSet(), rng.randrange(2))
-        state, _ = deal(state, shuffled_deck(rng))
-        pols = [SimplePolicy(seed=3), SimplePolicy(seed=4)]
-        while state.round is not None:
-            seat = state.to_act
-            view = player_view(state, seat)
-            k = read_knowledge(view)
-            if view.phase == "discard" and sum(1 for t, _ in k.opp_turns if t is None) >= 2:
-                r = rules(view.knock_limit, True)
-                real = cards_mask(state.round.hands[1 - seat])
-                unseen = mask_indices(k.unseen)
-                for name, p in (("plain", plain), ("replay", replay)):
-                    p._style = p.style_estimate()
-                    assert not p._opponent_waits(r)  # the prior: a baseline opponent
-                    for i in range(4):
-                        opp, stock = p._sample(k, r, random.Random(i), unseen, [])
-                        assert opp & k.opp_known == k.opp_known and bin(opp).count("1") == 10
-                        assert sorted(stock + mask_indices(opp & ~k.opp_known)) == unseen
-                        sums[name][0] += min_deadwood(opp)
-                        sums[name][1] += bin(opp & real & ~k.opp_known).count("1")
-                real_dw += 4 * min_deadwood(real)
-                n += 4
-            state, _ = apply(state, seat, pols[seat].choose(view))
+    for state, seat, view in baseline_rounds(rng, 6):
+        k = read_knowledge(view)
+        if view.phase == "discard" and sum(1 for t, _ in k.opp_turns if t is None) >= 2:
+            r = rules(view.knock_limit, True)
+            real = cards_mask(state.round.hands[1 - seat])
+            unseen = mask_indices(k.unseen)
+            for name, p in (("plain", plain), ("replay", replay)):
+                p._style = p.style_estimate()
+                assert not p._opponent_waits(r)  # the prior: a baseline opponent
+                for i in range(4):
+                    opp, stock = p._sample(k, r, random.Random(i), unseen, [])
+                    assert opp & k.opp_known == k.opp_known and bin(opp).count("1") == 10
+                    assert sorted(stock + mask_indices(opp & ~k.opp_known)) == unseen
+                    sums[name][0] += min_deadwood(opp)
+                    sums[name][1] += bin(opp & real & ~k.opp_known).count("1")
+            real_dw += 4 * min_deadwood(real)
+            n += 4
     assert n > 100
     # Measured with these seeds (332 samples): the real hands' least deadwood 28.4 points on
     # average, plain samples 30.6, with replays 26.8; real hidden cards held 4.04 against 4.22.
