@@ -2,10 +2,13 @@
 
     .venv/bin/python benchmarks/opponent_samples.py --rounds 30 '{}' '{"filter_depth": 4}'
 
+(``filter_depth`` beyond 2 scores an approximate likelihood: see ``turn_likelihood``.)
+
 Each positional argument is a JSON object of strong-policy attributes (a *variant*; ``{}`` is the
 default). Rounds of ``simple`` against ``simple`` are dealt from a fixed seed; at every discard
 decision where the opponent has made at least ``--min-turns`` turns, each variant's own sampler
-(``StrongPolicy._sample``, with the style the variant estimates) draws ``--samples`` opponent hands
+(``StrongPolicy._sample``, with the style the variant estimates before it has seen a round:
+its prior, since these policies never play) draws ``--samples`` opponent hands
 from that seat's view, and so does the reference: plain weighted draws
 (:func:`~games.engine.ai.knowledge.sample_hidden`, no likelihood). Printed per sampler: the share
 of the opponent's real hidden cards a sample holds (overlap, 0..1), the mean least deadwood of

@@ -249,7 +249,8 @@ class StrongPolicy:
     3.0 won 72.0% of 800 matches where 1.5 won 67.8% of the same deals; docs/ai.md);
     ``filter_tries`` (20): how many
     more opponent hands a determinization may draw to find a :func:`plausible` one (0: no
-    filter), checking ``filter_depth`` (2) of the opponent's turns, with (``filter_knock``) or
+    filter), checking ``filter_depth`` (2) of the opponent's turns (beyond 2 an approximate
+    likelihood, :func:`~.opponent.turn_likelihood`), with (``filter_knock``) or
     without the assumption that it knocks when it can, and (``filter_reuse``) falling back to
     a plausible hand found earlier in the same search; ``opponent_model``: ``"adaptive"`` (the
     default: hands weighted by the likelihood of the opponent's turns under the style estimated
@@ -257,8 +258,8 @@ class StrongPolicy:
     ``"filter"`` (the baseline-only filter above); ``evolve`` (0.5): with the adaptive model,
     against an opponent whose estimated knock threshold is below the knock limit (R7.2), each
     drawn hand first replays this fraction of the opponent's stock draws this round
-    (:func:`evolve_hand`; 0: off); ``evolve_baseline`` (0.0: off): the same fraction against an
-    opponent estimated to knock when it may (the baseline: over simple-vs-simple rounds 0.25
+    (:func:`evolve_hand`; 0: off); ``evolve_baseline`` (0.0: off; a fraction from 0 to 1, with the
+    adaptive model only): the same fraction against an opponent estimated to knock when it may (the baseline: over simple-vs-simple rounds 0.25
     brought the samples' least deadwood from 32.3 to 28.4 points against the real hands' 29.0,
     and the share of the real hidden cards a sample holds from 0.411 to 0.421,
     ``benchmarks/opponent_samples.py``); ``match_equity`` (False): compare candidates by the chance of

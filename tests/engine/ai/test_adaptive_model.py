@@ -326,15 +326,17 @@ def test_turn_likelihood_of_older_turns_worked_out():
     assert turn_likelihood(hand10, k, s, rules(), depth=6) == pytest.approx(0.02 / 0.82)
     # The shortcut: below an upper bound already reached, the turns before are not scored.
     assert turn_likelihood(hand10, k, s, rules(), depth=3, below=1.0) == pytest.approx(1.0)
-    # A card taken from the discard pile on the oldest turn (9D, which joined 9S 9H then: a
-    # melding take, factor 1) was in the hand before the two later draws, so neither can have
-    # been it. Every turn leaves 26 points or more (no knock passed up); the later two are
-    # explained by drawing KS and KH and throwing them at once; throwing 2D on the oldest is
-    # not its least-deadwood discard (QS is): 0.02 / 0.82.
+    # A take from the discard pile on the oldest turn (9D, which joined 9S 9H then: a melding
+    # take, factor 1). Every turn leaves 26 points or more (no knock passed up); the later two
+    # are explained by drawing KS and KH and throwing them at once; throwing 2D on the oldest is
+    # not its least-deadwood discard (QS is): 0.02 / 0.82. (That 9D is never a later stock draw
+    # does not change this case; the next test is the one that shows it.)
     k = knowledge([(idx("9D"), idx("2D")), (None, idx("KH")), (None, idx("KS"))], passed=[None] * 3)
     held = mask("2C 3C 4C 9S 9H 9D JD QS 8H 6D")  # 2C-4C, three 9s; JD QS 8H 6D loose: 34
     assert turn_likelihood(held, k, s, rules(), depth=2) == pytest.approx(1.0)
     assert turn_likelihood(held, k, s, rules(), depth=3) == pytest.approx(0.02 / 0.82)
+    with pytest.raises(ValueError):
+        turn_likelihood(held, k, s, rules(), depth=3, beam=0)
 
 
 def test_a_card_taken_earlier_is_never_explained_as_a_later_draw():
