@@ -34,7 +34,10 @@ How a decision is made (only the :class:`PlayerView` is read):
    cautious player) a drawn hand is first improved as a waiting player improves it
    (:func:`evolve_hand`, ``evolve``: half its stock draws this round replayed, keeping the
    least-deadwood cards), since its real hand has had those draws to get better; weighted
-   draws alone gave such hands far more deadwood than the real ones. The earlier
+   draws alone gave such hands far more deadwood than the real ones. Against an opponent
+   estimated to knock when it may (the baseline), a quarter of its stock draws are replayed
+   (``evolve_baseline``): the likelihood of its last two turns alone left the sampled hands
+   about 3 points weaker than the real ones. The earlier
    model (``opponent_model="filter"``) keeps only hands that explain the last two turns as the
    baseline would play them (:func:`plausible`: each discard its least-deadwood discard, no knock
    passed up), which brought the sampled hands' deadwood close to a baseline opponent's (real 29.7
@@ -258,11 +261,12 @@ class StrongPolicy:
     ``"filter"`` (the baseline-only filter above); ``evolve`` (0.5): with the adaptive model,
     against an opponent whose estimated knock threshold is below the knock limit (R7.2), each
     drawn hand first replays this fraction of the opponent's stock draws this round
-    (:func:`evolve_hand`; 0: off); ``evolve_baseline`` (0.0: off; a fraction from 0 to 1, with the
-    adaptive model only): the same fraction against an opponent estimated to knock when it may (the baseline: over simple-vs-simple rounds 0.25
-    brought the samples' least deadwood from 32.3 to 28.4 points against the real hands' 29.0,
-    and the share of the real hidden cards a sample holds from 0.411 to 0.421,
-    ``benchmarks/opponent_samples.py``); ``match_equity`` (False): compare candidates by the chance of
+    (:func:`evolve_hand`; 0: off); ``evolve_baseline`` (0.25; 0: off; a fraction from 0 to 1,
+    with the adaptive model only): the same against an opponent estimated to knock when it may
+    (the baseline: over simple-vs-simple rounds 0.25 brought the samples' least deadwood from
+    32.3 to 28.4 points against the real hands' 29.0, and the share of the real hidden cards a
+    sample holds from 0.411 to 0.421, ``benchmarks/opponent_samples.py``; against ``simple`` it
+    won 614 of 800 matches where 0 won 580 of the same deals, docs/ai.md); ``match_equity`` (False): compare candidates by the chance of
     winning the match after the round (R10.1, :func:`~.equity.equity_after` from the view's
     scores) instead of the round's points, for targets up to :data:`~.equity.MAX_TARGET` points;
     ``prune`` (2.0; 0.0: off): after ``prune_after`` (8) complete samples, and every 4 after, drop
@@ -295,7 +299,7 @@ class StrongPolicy:
                  search_discards: int = 12, discard_margin: float = 25.0, draw_share: float = 0.3,
                  filter_tries: int = 20, filter_knock: bool = True, filter_depth: int = 2,
                  filter_reuse: bool = True, opponent_model: str = "adaptive", evolve: float = 0.5,
-                 evolve_baseline: float = 0.0,
+                 evolve_baseline: float = 0.25,
                  waiting_knock_confidence: float | None = 3.0, match_equity: bool = False,
                  prune: float = 2.0, prune_after: int = 8, knock_prior: float = BASELINE_PRIOR,
                  greedy_prior: float = GREEDY_MEAN):
