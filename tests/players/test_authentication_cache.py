@@ -3,7 +3,9 @@ read in the last OKGIN_AUTH_CACHE_SECONDS while changes of accounts reach the pr
 live hub's Redis listener; a change of the account, in this process or another, is forgotten at
 once, so a deactivation, password change or deletion takes effect on the next request. Every
 other view reads the account at each request."""
+import os
 import time
+from urllib.parse import urlsplit, urlunsplit
 
 import pytest
 from django.contrib.auth import get_user_model
@@ -21,9 +23,18 @@ API = "/api/v1"
 
 @pytest.fixture
 def cache_on(settings):
-    """The cache on (60 s), a fresh Redis hub whose listener is subscribed, an empty cache."""
+    """The cache on (60 s), a fresh Redis hub whose listener is subscribed, an empty cache.
+
+    The hub's channels are this pytest process's own (Redis database 12 + the xdist worker's
+    number in the URL, so channel prefix ``okgin:live:12:``, ``okgin:live:13:``, ...): account
+    changes that another test process publishes at the same time would otherwise reach this
+    listener and forget, or keep from being kept, the accounts these tests read."""
     settings.OKGIN_AUTH_CACHE_SECONDS = 60
     settings.OKGIN_LIVE_BACKEND = "redis"
+    worker = os.environ.get("PYTEST_XDIST_WORKER", "gw0")[2:]
+    url = urlsplit(settings.OKGIN_LIVE_REDIS_URL)
+    settings.OKGIN_LIVE_REDIS_URL = urlunsplit(
+        url._replace(path=f"/{12 + (int(worker) if worker.isdigit() else 0)}"))
     _hub_reset()
     live.hub().ready()
     authentication._recent.clear()
